@@ -1,0 +1,311 @@
+// tether/sdk/backend.hpp: write a backend as a plain C++ class.
+//
+//   class MyBackend : public tether::sdk::Backend<MyBackend> {
+//    public:
+//     explicit MyBackend(const tether::sdk::Json& config);
+//     tether::sdk::Description describe(tether::sdk::Call&);
+//     tether::sdk::State fingerprint(tether::sdk::Call&, const tether::sdk::FingerprintRequest&);
+//     tether::sdk::VerifyReport verify(tether::sdk::Call&, const tether::sdk::VerifyRequest&);
+//     tether::sdk::Json open(tether::sdk::Call&, const tether::sdk::OpenRequest&);
+//     // ... any of the optional operations below
+//   };
+//   TETHER_BACKEND_PLUGIN(MyBackend, "mykind", "0.1.0")
+//
+// An operation the class does not declare becomes a NULL slot, so the host reports the
+// capability as missing without calling. Every slot is a noexcept trampoline: it parses the
+// request (a malformed one fails INVALID_ARGUMENT), calls the method, serialises the result
+// and turns any exception into exactly one host->fail().
+#pragma once
+
+#include <atomic>
+#include <cstring>
+#include <new>
+#include <string>
+#include <type_traits>
+
+#include "tether/backend.h"
+#include "tether/sdk/error.hpp"
+#include "tether/sdk/types.hpp"
+
+namespace tether::sdk {
+
+// The operation in flight: a thin view over the host's call services.
+class Call {
+ public:
+  explicit Call(tether_call* c) : call_(c) {}
+  bool cancelled() const { return call_->host->cancelled(call_) != 0; }
+  void log(int level, const std::string& message) const { call_->host->log(call_, level, message.c_str()); }
+  void progress(uint64_t done, uint64_t total) const { call_->host->progress(call_, done, total); }
+  // Returns false when the host wants no more items.
+  bool emit(const Json& item) const {
+    std::string s = item.dump();
+    return call_->host->emit(call_, s.data(), s.size()) == 0;
+  }
+  tether_call* raw() const { return call_; }
+
+ private:
+  tether_call* call_;
+};
+
+namespace detail {
+
+inline std::string one_line(const char* what) {
+  std::string s = what ? what : "";
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (s.empty()) s = "backend failed without a message";
+  return s;
+}
+
+inline tether_status fail(tether_call* call, tether_status st, const std::string& msg, const Json& details) {
+  std::string d = details.is_null() ? std::string() : details.dump();
+  call->host->fail(call, st, one_line(msg.c_str()).c_str(), d.empty() ? nullptr : d.c_str());
+  return st;
+}
+
+inline void reply(tether_call* call, const Json& j) {
+  std::string s = j.dump();
+  call->host->reply(call, s.data(), s.size());
+}
+
+// Parse, run, reply; every exception becomes one fail().
+template <class Req, class Fn>
+tether_status run(tether_call* call, const char* request, size_t len, Fn&& fn) noexcept {
+  Req req;
+  try {
+    Json j = Json::parse(request, request + len);
+    if (!j.is_object()) return fail(call, TETHER_E_INVALID_ARGUMENT, "request is not a JSON object", nullptr);
+    req = j.get<Req>();
+  } catch (const std::bad_alloc&) {
+    return fail(call, TETHER_E_INTERNAL, "out of memory", nullptr);
+  } catch (const std::exception& e) {
+    return fail(call, TETHER_E_INVALID_ARGUMENT, std::string("invalid request: ") + e.what(), nullptr);
+  } catch (...) {
+    return fail(call, TETHER_E_INVALID_ARGUMENT, "invalid request", nullptr);
+  }
+  try {
+    Call c(call);
+    Json out = fn(c, req);
+    reply(call, out);
+    return TETHER_OK;
+  } catch (const Error& e) {
+    return fail(call, e.status(), e.what(), e.details());
+  } catch (const std::bad_alloc&) {
+    return fail(call, TETHER_E_INTERNAL, "out of memory", nullptr);
+  } catch (const std::exception& e) {
+    return fail(call, TETHER_E_BACKEND, e.what(), nullptr);
+  } catch (...) {
+    return fail(call, TETHER_E_INTERNAL, "unknown exception in backend", nullptr);
+  }
+}
+
+struct Empty {};
+inline void from_json(const Json&, Empty&) {}
+
+}  // namespace detail
+
+// The instance the host holds. The C struct is opaque to the host; we keep the object here.
+struct Instance {
+  void* object;
+};
+
+template <class D>
+class Backend {
+ public:
+  // ---- every operation, with the default "absent" body (never called: its slot is NULL) ----
+  Description describe(Call&);
+  void configure(Call&, const ConfigureRequest&);
+  Json identity(Call&, const LocatorRequest&);
+  void validate_locator(Call&, const LocatorRequest&);
+  uint32_t effective_capabilities(Call&, const PolicyRequest&);
+  std::string base_branch(Call&, const LocatorRequest&);
+  std::string branch_scope(Call&, const LocatorRequest&);
+  std::string ref_namespace(Call&, const LocatorRequest&);
+  std::optional<std::string> default_key(Call&, const LocatorRequest&);
+  bool state_addressable(Call&, const StateRequest&);
+  State fingerprint(Call&, const FingerprintRequest&);
+  VerifyReport verify(Call&, const VerifyRequest&);
+  Pin pin(Call&, const PinRequest&);
+  void unpin(Call&, const UnpinRequest&);
+  std::vector<std::string> list_pins(Call&, const LocatorRequest&);
+  std::string fork(Call&, const ForkRequest&);
+  void delete_working_ref(Call&, const RefRequest&);
+  std::vector<std::string> list_working_refs(Call&, const LocatorRequest&);
+  std::optional<std::string> working_ref_blockers(Call&, const RefRequest&);
+  Json open(Call&, const OpenRequest&);
+  std::optional<std::string> listing(Call&, const StateRequest&);
+  ObjectDiff diff(Call&, const DiffRequest&);
+  std::vector<HistoryEntry> history(Call&, const HistoryRequest&);
+  State promote(Call&, const PromoteRequest&);
+  State merge(Call&, const MergeRequest&);
+  std::optional<bool> ancestor_of(Call&, const AncestorRequest&);
+  void check_quiescence(Call&, const QuiescenceRequest&);
+  State create(Call&, const CreateRequest&);
+  std::optional<std::string> owner(Call&, const LocatorRequest&);
+  std::optional<bool> is_ref_empty(Call&, const IsRefEmptyRequest&);
+  void delete_store(Call&, const LocatorRequest&);
+  Pin rename_pin(Call&, const RenamePinRequest&);
+  std::string rename_working_ref(Call&, const RenameRefRequest&);
+
+  // Settings from configure(): the per-checkout cache dir, the dataset checkout, and the
+  // secrets. A class that declares its own configure() should call remember_configuration().
+  const ConfigureRequest& configuration() const { return config_; }
+  void remember_configuration(const ConfigureRequest& r) { config_ = r; }
+
+  // Options for one object: the longest URI-prefix rule whose prefix starts the locator's
+  // first URI key, layered over the kind defaults.
+  Json secrets_for(const Locator& locator, const std::vector<std::string>& uri_keys = {"uri", "path"}) const {
+    Json out = config_.defaults.is_object() ? config_.defaults : Json::object();
+    std::string uri;
+    for (const auto& k : uri_keys)
+      if (locator.contains(k) && locator[k].is_string() && !locator[k].get<std::string>().empty()) {
+        uri = locator[k].get<std::string>();
+        break;
+      }
+    if (uri.empty() || !config_.rules.is_object()) return out;
+    std::string best;
+    for (auto it = config_.rules.begin(); it != config_.rules.end(); ++it)
+      if (uri.rfind(it.key(), 0) == 0 && it.key().size() >= best.size() && it.value().is_object()) best = it.key();
+    if (best.empty() && !config_.rules.contains("")) return out;
+    for (auto it = config_.rules[best].begin(); it != config_.rules[best].end(); ++it) out[it.key()] = it.value();
+    return out;
+  }
+
+  static const tether_backend_vtable* vtable();
+
+ private:
+  ConfigureRequest config_;
+};
+
+// True when D declares the operation itself (its member pointer is not the base's).
+#define TETHER_SDK_DEFINES(D, op) (!std::is_same_v<decltype(&D::op), decltype(&::tether::sdk::Backend<D>::op)>)
+
+#define TETHER_SDK_SLOT(D, op, Req, ...)                                                         \
+  if constexpr (TETHER_SDK_DEFINES(D, op)) {                                                      \
+    t.op = [](tether_backend* self, tether_call* call, const char* req, size_t len) noexcept {    \
+      D& obj = *static_cast<D*>(reinterpret_cast<Instance*>(self)->object);                      \
+      return detail::run<Req>(call, req, len, [&obj](Call& c, const Req& r) -> Json {             \
+        (void)c;                                                                                  \
+        (void)r;                                                                                  \
+        __VA_ARGS__                                                                               \
+      });                                                                                         \
+    };                                                                                            \
+  }
+
+template <class D>
+const tether_backend_vtable* Backend<D>::vtable() {
+  static const tether_backend_vtable table = [] {
+    static_assert(TETHER_SDK_DEFINES(D, describe), "a backend must define describe()");
+    static_assert(TETHER_SDK_DEFINES(D, fingerprint), "a backend must define fingerprint()");
+    static_assert(TETHER_SDK_DEFINES(D, verify), "a backend must define verify()");
+    static_assert(TETHER_SDK_DEFINES(D, open), "a backend must define open()");
+    tether_backend_vtable t;
+    std::memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    using detail::Empty;
+    TETHER_SDK_SLOT(D, describe, Empty, return Json(obj.describe(c));)
+    // configure always has a slot: the SDK remembers the settings for secrets_for().
+    t.configure = [](tether_backend* self, tether_call* call, const char* req, size_t len) noexcept {
+      D& obj = *static_cast<D*>(reinterpret_cast<Instance*>(self)->object);
+      return detail::run<ConfigureRequest>(call, req, len, [&obj](Call& c, const ConfigureRequest& r) -> Json {
+        obj.remember_configuration(r);
+        if constexpr (TETHER_SDK_DEFINES(D, configure)) obj.configure(c, r);
+        else (void)c;
+        return Json::object();
+      });
+    };
+    TETHER_SDK_SLOT(D, identity, LocatorRequest, return Json{{"identity", obj.identity(c, r)}};)
+    TETHER_SDK_SLOT(D, validate_locator, LocatorRequest, obj.validate_locator(c, r); return Json::object();)
+    TETHER_SDK_SLOT(D, effective_capabilities, PolicyRequest, return Json{{"capabilities", obj.effective_capabilities(c, r)}};)
+    TETHER_SDK_SLOT(D, base_branch, LocatorRequest, return Json{{"branch", obj.base_branch(c, r)}};)
+    TETHER_SDK_SLOT(D, branch_scope, LocatorRequest, return Json{{"scope", obj.branch_scope(c, r)}};)
+    TETHER_SDK_SLOT(D, ref_namespace, LocatorRequest, return Json{{"namespace", obj.ref_namespace(c, r)}};)
+    TETHER_SDK_SLOT(D, default_key, LocatorRequest, return Json{{"key", opt_to_json(obj.default_key(c, r))}};)
+    TETHER_SDK_SLOT(D, state_addressable, StateRequest, return Json{{"addressable", obj.state_addressable(c, r)}};)
+    TETHER_SDK_SLOT(D, fingerprint, FingerprintRequest, return Json{{"state", obj.fingerprint(c, r)}};)
+    TETHER_SDK_SLOT(D, verify, VerifyRequest, return Json(obj.verify(c, r));)
+    TETHER_SDK_SLOT(D, pin, PinRequest, return Json{{"pin", obj.pin(c, r)}};)
+    TETHER_SDK_SLOT(D, unpin, UnpinRequest, obj.unpin(c, r); return Json::object();)
+    TETHER_SDK_SLOT(D, list_pins, LocatorRequest, return Json{{"pins", obj.list_pins(c, r)}};)
+    TETHER_SDK_SLOT(D, fork, ForkRequest, return Json{{"ref", obj.fork(c, r)}};)
+    TETHER_SDK_SLOT(D, delete_working_ref, RefRequest, obj.delete_working_ref(c, r); return Json::object();)
+    TETHER_SDK_SLOT(D, list_working_refs, LocatorRequest, return Json{{"refs", obj.list_working_refs(c, r)}};)
+    TETHER_SDK_SLOT(D, working_ref_blockers, RefRequest, return Json{{"blocker", opt_to_json(obj.working_ref_blockers(c, r))}};)
+    TETHER_SDK_SLOT(D, open, OpenRequest, return Json{{"handle", obj.open(c, r)}};)
+    TETHER_SDK_SLOT(D, listing, StateRequest, return Json{{"listing", opt_to_json(obj.listing(c, r))}};)
+    TETHER_SDK_SLOT(D, diff, DiffRequest, return Json(obj.diff(c, r));)
+    TETHER_SDK_SLOT(D, history, HistoryRequest,
+                    for (const auto& e : obj.history(c, r)) if (!c.emit(Json(e))) break;
+                    return Json::object();)
+    TETHER_SDK_SLOT(D, promote, PromoteRequest, return Json{{"state", obj.promote(c, r)}};)
+    TETHER_SDK_SLOT(D, merge, MergeRequest, return Json{{"state", obj.merge(c, r)}};)
+    TETHER_SDK_SLOT(D, ancestor_of, AncestorRequest, {
+      auto v = obj.ancestor_of(c, r);
+      return Json{{"result", v ? Json(*v) : Json(nullptr)}};
+    })
+    TETHER_SDK_SLOT(D, check_quiescence, QuiescenceRequest, obj.check_quiescence(c, r); return Json::object();)
+    TETHER_SDK_SLOT(D, create, CreateRequest, return Json{{"state", obj.create(c, r)}};)
+    TETHER_SDK_SLOT(D, owner, LocatorRequest, return Json{{"owner", opt_to_json(obj.owner(c, r))}};)
+    TETHER_SDK_SLOT(D, is_ref_empty, IsRefEmptyRequest, {
+      auto v = obj.is_ref_empty(c, r);
+      return Json{{"result", v ? Json(*v) : Json(nullptr)}};
+    })
+    TETHER_SDK_SLOT(D, delete_store, LocatorRequest, obj.delete_store(c, r); return Json::object();)
+    TETHER_SDK_SLOT(D, rename_pin, RenamePinRequest, return Json{{"pin", obj.rename_pin(c, r)}};)
+    TETHER_SDK_SLOT(D, rename_working_ref, RenameRefRequest, return Json{{"ref", obj.rename_working_ref(c, r)}};)
+    return t;
+  }();
+  return &table;
+}
+
+namespace detail {
+
+template <class D>
+tether_status create_instance(tether_call* call, const char* config, size_t len, tether_backend** out) noexcept {
+  try {
+    Json cfg = (config && len) ? Json::parse(config, config + len) : Json::object();
+    if (!cfg.is_object()) return fail(call, TETHER_E_INVALID_ARGUMENT, "config is not a JSON object", nullptr);
+    auto* inst = new Instance{new D(cfg)};
+    *out = reinterpret_cast<tether_backend*>(inst);
+    return TETHER_OK;
+  } catch (const Error& e) {
+    return fail(call, e.status(), e.what(), e.details());
+  } catch (const std::exception& e) {
+    return fail(call, TETHER_E_INVALID_ARGUMENT, e.what(), nullptr);
+  } catch (...) {
+    return fail(call, TETHER_E_INTERNAL, "backend constructor failed", nullptr);
+  }
+}
+
+template <class D>
+void destroy_instance(tether_backend* b) noexcept {
+  auto* inst = reinterpret_cast<Instance*>(b);
+  delete static_cast<D*>(inst->object);
+  delete inst;
+}
+
+inline std::atomic<int>& init_count() {
+  static std::atomic<int> n{0};
+  return n;
+}
+inline tether_status counted_init(const tether_host*) noexcept { ++init_count(); return TETHER_OK; }
+inline void counted_deinit() noexcept { --init_count(); }
+
+}  // namespace detail
+}  // namespace tether::sdk
+
+// Emits the one exported symbol for backend class `Class` of kind `KIND`.
+#define TETHER_BACKEND_PLUGIN(Class, KIND, VERSION)                                               \
+  extern "C" TETHER_EXPORT const tether_plugin_entry tether_entry = {                              \
+      TETHER_PLUGIN_MAGIC,                                                                         \
+      TETHER_ABI_MAJOR,                                                                            \
+      TETHER_ABI_MINOR,                                                                            \
+      sizeof(tether_plugin_entry),                                                                 \
+      KIND,                                                                                        \
+      VERSION,                                                                                     \
+      &::tether::sdk::detail::counted_init,                                                        \
+      &::tether::sdk::detail::counted_deinit,                                                      \
+      &::tether::sdk::detail::create_instance<Class>,                                              \
+      &::tether::sdk::detail::destroy_instance<Class>,                                             \
+      ::tether::sdk::Backend<Class>::vtable(),                                                     \
+  };
