@@ -21,6 +21,12 @@ class ConfigError : public TetherError {
   using TetherError::TetherError;
 };
 
+// No tether.toml at or above the directory; the CLI prints it without `error: `.
+class DatasetNotFound : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
+
 // A version-control operation failed.
 class VcsError : public TetherError {
  public:

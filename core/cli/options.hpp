@@ -1,0 +1,65 @@
+// core/cli/options.hpp: the parsed command line of every command, as plain structs. Only
+// main.cpp sees CLI11; each command's file sees these structs and the engine.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tether::cli {
+
+struct Global {
+  bool json = false;
+};
+
+struct InitOptions { std::string path = "."; };
+struct BackendsOptions {};
+struct AddOptions {
+  std::string key;
+  std::optional<std::string> locator;  // positional: becomes `uri` (or the kind's path key)
+  std::string kind;
+  std::vector<std::string> sets;  // k=v
+  std::optional<std::string> branch, remote, region, at;
+  std::optional<std::string> file_policy, pin_policy;
+  bool create = false;
+};
+struct RemoveOptions { std::string key; };
+struct SetOptions {
+  std::vector<std::string> keys;
+  std::optional<std::string> file_policy, pin_policy;
+  bool all = false;
+};
+struct StatusOptions { std::optional<bool> snapshot; };
+struct SnapshotOptions {};
+struct CommitOptions {
+  std::optional<std::string> message;
+  bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
+};
+struct DiffOptions {
+  std::vector<std::string> revs;
+  bool content = false;
+  int limit = 20;
+};
+struct VerifyOptions {
+  std::optional<std::string> rev;
+  bool all_history = false, deep = false;
+};
+struct LogOptions {
+  std::string key;
+  std::optional<std::string> ref;
+  int limit = 20;
+};
+
+int run_init(const Global&, const InitOptions&);
+int run_backends(const Global&, const BackendsOptions&);
+int run_add(const Global&, const AddOptions&);
+int run_remove(const Global&, const RemoveOptions&);
+int run_set(const Global&, const SetOptions&);
+int run_status(const Global&, const StatusOptions&);
+int run_snapshot(const Global&, const SnapshotOptions&);
+int run_commit(const Global&, const CommitOptions&);
+int run_diff(const Global&, const DiffOptions&);
+int run_verify(const Global&, const VerifyOptions&);
+int run_log(const Global&, const LogOptions&);
+
+}  // namespace tether::cli

@@ -1,0 +1,42 @@
+// core/cli/output.hpp: how commands talk to the terminal: results on stdout, notes, warnings
+// and errors on stderr (coloured only on a terminal), JSON for --json, progress that shows
+// on a terminal and stays quiet when piped.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tether::cli {
+
+// Runs a command, turning errors into messages and exit codes.
+int guarded(const std::function<int()>& command);
+
+void out(const std::string& line);                  // stdout line
+void print_json(const nlohmann::json& value);        // indent 2, ASCII-only, like the reference
+void note(const std::string& text);                  // stderr `note: ...` (yellow)
+void warning(const std::string& text);               // stderr `warning: ...` (yellow)
+void error_line(const std::string& text);            // stderr `error: ...` (red)
+std::string green(const std::string& s);             // colour for stdout, when a terminal
+std::string red(const std::string& s);
+std::string yellow(const std::string& s);
+
+void request_cancel();
+
+// Progress of long work: `label done/total` redrawn on stderr when it is a terminal.
+class Progress {
+ public:
+  Progress(std::string label, bool enabled);
+  ~Progress();
+  void update(std::size_t done, std::size_t total);
+  std::function<void(std::size_t, std::size_t)> callback();
+
+ private:
+  std::string label_;
+  bool enabled_;
+  bool drawn_ = false;
+};
+
+}  // namespace tether::cli
