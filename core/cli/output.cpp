@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tether/errors.hpp"
-#include "tether/host/host.hpp"
+#include "tether/host/call.hpp"
 
 namespace tether::cli {
 namespace {

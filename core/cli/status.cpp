@@ -1,0 +1,99 @@
+// core/cli/status.cpp: `tether status` and `tether snapshot`.
+#include <chrono>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/common.hpp"
+#include "cli/options.hpp"
+#include "cli/output.hpp"
+#include "tether/model/json.hpp"
+
+namespace tether::cli {
+
+namespace {
+
+// "12s ago", "5m ago", "3h ago", "2d ago" from an ISO-8601 UTC timestamp.
+std::string age(const std::optional<std::string>& iso) {
+  if (!iso) return "never";
+  std::tm tm{};
+  if (!strptime(iso->c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) return *iso;
+  std::time_t then = timegm(&tm);
+  long s = static_cast<long>(std::time(nullptr) - then);
+  if (s < 0) s = 0;
+  if (s < 60) return std::to_string(s) + "s ago";
+  if (s < 3600) return std::to_string(s / 60) + "m ago";
+  if (s < 86400) return std::to_string(s / 3600) + "h ago";
+  return std::to_string(s / 86400) + "d ago";
+}
+
+}  // namespace
+
+int run_status(const Global& g, const StatusOptions& o) {
+  auto repo = open_repo();
+  Progress progress("fingerprinting", !g.json);
+  auto r = repo->status(o.snapshot, progress.callback());
+  progress.update(0, 0);
+  if (g.json) {
+    auto objects = nlohmann::json::array();
+    for (const auto& ob : r.objects)
+      objects.push_back({{"key", ob.key},
+                         {"kind", ob.kind},
+                         {"tier", ob.tier},
+                         {"status", ob.label},
+                         {"state", ob.state ? *ob.state : nlohmann::json(nullptr)},
+                         {"pinned", ob.pinned},
+                         {"recoverable", ob.recoverable},
+                         {"origin", ob.origin.value_or("adopted")},
+                         {"verify", ob.verify ? nlohmann::json(*ob.verify) : nlohmann::json(nullptr)},
+                         {"error", ob.error ? nlohmann::json(*ob.error) : nlohmann::json(nullptr)}});
+    print_json({{"manifest_hash", r.manifest_hash},
+                {"stale", !r.stale_keys.empty()},
+                {"stale_keys", r.stale_keys},
+                {"fresh", r.fresh},
+                {"snapshot_at", r.snapshot_at ? nlohmann::json(*r.snapshot_at) : nlohmann::json(nullptr)},
+                {"bookmark", r.bookmark ? nlohmann::json(*r.bookmark) : nlohmann::json(nullptr)},
+                {"trunk", r.trunk},
+                {"objects", objects}});
+    return r.has_error() ? 1 : 0;
+  }
+  std::string where;
+  if (!r.bookmark) where = "on no bookmark: read-only (`tether new -b NAME` to write)";
+  else if (*r.bookmark == r.trunk) where = "on trunk bookmark " + *r.bookmark;
+  else where = "on bookmark " + *r.bookmark;
+  out("dataset " + r.manifest_hash.substr(0, 12) + "; " + where);
+  if (!r.fresh) out("  states as fingerprinted " + age(r.snapshot_at) + "; --snapshot to refresh");
+  if (r.objects.empty()) out("  no objects yet: `tether add KEY PATH --kind file` registers one");
+  for (const auto& ob : r.objects) {
+    std::string line = "  " + rjust(ob.label, 9) + "  " + ob.key + "  [" + ob.kind + "/" + ob.tier + "]";
+    if (ob.origin && *ob.origin == "created") line += " (created)";
+    if (!ob.recoverable) line += " unrecoverable";
+    if (ob.verify) line += " verify=" + *ob.verify;
+    if (ob.label == "error") line = red(line);
+    else if (ob.label == "modified" || ob.label == "new") line = yellow(line);
+    out(line);
+  }
+  for (const auto& ob : r.objects)
+    if (ob.error) error_line(*ob.error);
+  return r.has_error() ? 1 : 0;
+}
+
+int run_snapshot(const Global& g, const SnapshotOptions&) {
+  auto repo = open_repo();
+  Progress progress("fingerprinting", !g.json);
+  auto r = repo->snapshot(progress.callback());
+  progress.update(0, 0);
+  if (g.json) {
+    nlohmann::json states = nlohmann::json::object();
+    for (const auto& [k, s] : r.states) states[k] = s;
+    nlohmann::json errors = nlohmann::json::object();
+    for (const auto& [k, e] : r.errors) errors[k] = e;
+    print_json({{"states", states}, {"errors", errors}});
+  } else {
+    for (const auto& [k, s] : r.states) out("  " + k + ": " + model::py_repr(s));
+    for (const auto& [k, e] : r.errors) error_line(e);
+  }
+  return r.errors.empty() ? 0 : 1;
+}
+
+}  // namespace tether::cli

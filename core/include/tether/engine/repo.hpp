@@ -1,0 +1,199 @@
+// tether/engine/repo.hpp: Repo, one open dataset. It owns the configuration, the manifests,
+// the workspace file, the secrets, the VCS adapter and the backends, and implements every
+// command as a method returning a result struct the CLI renders (text or --json).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tether/model/config.hpp"
+#include "tether/model/manifest.hpp"
+#include "tether/sdk/types.hpp"
+
+namespace tether::host {
+class PluginHost;
+class BackendProxy;
+}  // namespace tether::host
+namespace tether::vcs {
+class VcsAdapter;
+}
+namespace tether::model {
+struct Workspace;
+}
+
+namespace tether::engine {
+
+using Json = nlohmann::json;
+using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
+
+struct InitResult {
+  std::filesystem::path root;
+  std::string dataset_id;
+  std::string trunk;
+};
+
+struct AddRequest {
+  std::string key;
+  std::string kind;
+  Json locator = Json::object();  // built by the CLI from the positional and the options
+  std::optional<std::string> file_policy, pin_policy;
+  bool create = false;
+  std::filesystem::path cwd;  // relative local paths resolve against it
+};
+struct AddResult {
+  std::string key, kind;
+  std::optional<std::string> at;
+  bool created = false;
+  std::string maturity;
+};
+
+struct SetResult {
+  // key -> field -> (from, to)
+  std::map<std::string, std::map<std::string, std::pair<std::string, std::string>>> changed;
+  std::vector<std::string> unchanged;
+};
+
+struct ObjectStatus {
+  std::string key, kind, tier;
+  std::string label;  // error | new | behind | modified | clean
+  std::optional<Json> state;
+  bool pinned = false;
+  bool recoverable = true;
+  std::optional<std::string> origin;
+  std::optional<std::string> verify;
+  std::optional<std::string> error;
+};
+struct StatusReport {
+  std::string manifest_hash;
+  std::vector<std::string> stale_keys;
+  bool fresh = false;
+  std::optional<std::string> snapshot_at;
+  std::optional<std::string> bookmark;
+  std::string trunk;
+  std::vector<ObjectStatus> objects;
+  bool has_error() const;
+};
+
+struct SnapshotResult {
+  std::map<std::string, Json> states;
+  std::map<std::string, std::string> errors;
+};
+
+struct PlanAction {
+  std::string op;  // pin | record | vcs-commit
+  std::string key, kind, target, detail;
+  Json params = Json::object();
+};
+struct CommitPlan {
+  std::string message;
+  std::vector<PlanAction> actions;
+  std::vector<std::string> notes;
+  std::vector<std::string> unchanged;
+  std::size_t writes() const;
+  Json to_json() const;
+  std::string to_text() const;
+};
+struct CommitOptions {
+  std::string message;
+  bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
+  ProgressFn progress;
+};
+struct CommitResult {
+  CommitPlan plan;
+  bool applied = false;
+  std::optional<std::string> vcs_commit;
+  std::map<std::string, std::optional<std::string>> pinned;  // key -> pin ref (null: recorded)
+  std::vector<std::string> unrecoverable;
+  std::vector<std::string> unchanged;
+};
+
+struct DiffEntry {
+  std::string key;
+  std::string change;  // added | removed | changed | unchanged
+  std::optional<Json> a, b;  // manifest canonical values
+  std::vector<std::string> why;
+  std::optional<sdk::ObjectDiff> detail;
+  std::optional<std::string> detail_error;
+};
+
+struct VerifyEntry {
+  std::string label;
+  std::string status;  // ok | drifted | missing | unknown
+  std::string message;
+};
+struct VerifyOptions {
+  std::optional<std::string> rev;
+  bool all_history = false, deep = false;
+  ProgressFn progress;
+};
+
+class Repo {
+ public:
+  // Walk up from `start` to the directory holding tether.toml.
+  static std::unique_ptr<Repo> open(const std::filesystem::path& start);
+  static InitResult init(const std::filesystem::path& path);
+  ~Repo();
+
+  const std::filesystem::path& root() const { return root_; }
+  const model::RepoConfig& config() const { return config_; }
+  const std::string& dataset_id() const { return dataset_id_; }
+  const std::map<std::string, model::ObjectManifest>& manifests() const { return manifests_; }
+  std::optional<std::string> bookmark() const;
+  // Warnings found while opening (a world-readable secrets file, ...).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+  host::BackendProxy& backend(const std::string& kind);
+  uint32_t effective_capabilities(const model::ObjectManifest& m);
+
+  AddResult add(const AddRequest& request);
+  void remove(const std::string& key);
+  SetResult set_policy(const std::vector<std::string>& keys, bool all, const std::optional<std::string>& file,
+                       const std::optional<std::string>& pin);
+  SnapshotResult snapshot(const ProgressFn& progress = {});
+  StatusReport status(std::optional<bool> snapshot, const ProgressFn& progress = {});
+  CommitResult commit(const CommitOptions& options);
+  std::vector<DiffEntry> diff(const std::vector<std::string>& revs, bool content, const ProgressFn& progress = {});
+  std::vector<VerifyEntry> verify(const VerifyOptions& options);
+  std::vector<sdk::HistoryEntry> log(const std::string& key, const std::optional<std::string>& ref, int limit);
+
+ private:
+  Repo() = default;
+  struct Lock;
+  std::unique_ptr<Lock> lock_checkout();
+  std::unique_ptr<Lock> lock_repository();
+  void reload();
+  void write_workspace();
+  void log_op(const std::string& command, const Json& pre, const Json& result);
+  std::filesystem::path tether_dir() const { return root_ / ".tether"; }
+  std::filesystem::path objects_dir() const { return tether_dir() / "objects"; }
+  std::string vcs_path(const std::string& rel_to_root) const;
+  std::vector<std::string> vcs_paths() const;
+  bool on_trunk() const;
+  std::vector<std::string> moving_keys();
+  std::optional<std::string> working_ref(const std::string& key) const;
+  std::map<std::string, model::ObjectManifest> manifests_at(const std::string& rev) const;
+  std::optional<std::string> read_listing(const std::string& name, const std::optional<std::string>& rev) const;
+  void check_immutable(const model::ObjectManifest& m, const Json& state);
+  // Fingerprint `keys` concurrently; errors per key.
+  SnapshotResult fingerprint_keys(const std::vector<std::string>& keys, bool upstream, const ProgressFn& progress);
+  void configure_backend(host::BackendProxy& proxy);
+
+  std::filesystem::path root_;
+  model::RepoConfig config_;
+  std::string dataset_id_;
+  std::map<std::string, model::ObjectManifest> manifests_;
+  std::unique_ptr<model::Workspace> workspace_;
+  Json secrets_ = Json::object();
+  std::unique_ptr<vcs::VcsAdapter> vcs_;
+  std::unique_ptr<host::PluginHost> host_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace tether::engine

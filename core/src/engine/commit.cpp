@@ -1,0 +1,273 @@
+// core/src/engine/commit.cpp: plan and apply a commit (spec §4.9).
+//
+// Pins are cut before the VCS commit, so the commit only ever references refs that exist.
+// If anything fails before the VCS commit lands, the pins this commit created are released
+// and the manifests restored. A pin whose release also fails stays in the store under this
+// dataset's namespace (`tether.<dataset>.*`), unreferenced by any commit: the op log records
+// it (a `pin` progress line of a commit that ended `rolled_back`), and `gc` finds it by
+// listing the namespace's pins against every commit's manifests.
+#include <set>
+
+#include "engine/internal.hpp"
+#include "tether/engine/fanout.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/keys.hpp"
+#include "tether/model/names.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+namespace {
+const std::set<std::string> kNonWrites = {"trunk", "keep-branch", "keep-pin", "keep-store", "defer-fork",
+                                          "refuse", "reuse", "adopt", "hold", "share"};
+
+std::string rjust(const std::string& s, std::size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
+std::string ljust(const std::string& s, std::size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
+std::string rstrip(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+}  // namespace
+
+std::size_t CommitPlan::writes() const {
+  std::size_t n = 0;
+  for (const auto& a : actions)
+    if (!kNonWrites.count(a.op)) ++n;
+  return n;
+}
+
+Json CommitPlan::to_json() const {
+  Json actions_j = Json::array();
+  for (const auto& a : actions)
+    actions_j.push_back(Json{{"op", a.op}, {"key", a.key}, {"kind", a.kind}, {"target", a.target}, {"detail", a.detail}, {"params", a.params}});
+  return Json{{"command", "commit"}, {"context", {{"message", message}}}, {"notes", notes}, {"actions", actions_j}};
+}
+
+std::string CommitPlan::to_text() const {
+  if (actions.empty()) {
+    std::string s = "  commit: nothing to do";
+    for (const auto& n : notes) s += "\n  " + std::string(18, ' ') + "  " + n;
+    return s;
+  }
+  std::size_t w = 0;
+  for (const auto& a : actions) w = std::max(w, a.key.size());
+  std::string s = "plan: commit (" + std::to_string(writes()) + " write(s))";
+  for (const auto& a : actions) {
+    std::string label = w > 0 ? ljust(a.key, w) + "  " : "";
+    std::string kindtag = a.kind.empty() ? "" : "[" + a.kind + "] ";
+    s += "\n" + rstrip("  " + rjust(a.op, 18) + "  " + label + kindtag + a.target + "  " + a.detail);
+  }
+  for (const auto& n : notes) s += "\n  " + std::string(18, ' ') + "  " + n;
+  return s;
+}
+
+CommitResult Repo::commit(const CommitOptions& opt) {
+  auto lock = lock_checkout();
+  std::unique_ptr<Lock> repo_lock;
+  if (!opt.dry_run && !opt.no_vcs) repo_lock = lock_repository();
+
+  CommitResult res;
+  CommitPlan& plan = res.plan;
+  plan.message = opt.message;
+
+  // 1. The states to record.
+  auto moving = moving_keys();
+  std::map<std::string, Json> states;
+  if (opt.no_snapshot) {
+    for (const auto& [k, s] : workspace_->last_snapshot) states[k] = s;
+  } else {
+    auto snap = fingerprint_keys(moving, /*upstream=*/false, opt.progress);
+    if (!snap.errors.empty()) {
+      std::string msg = "cannot commit: " + std::to_string(snap.errors.size()) + " object(s) failed to fingerprint";
+      for (const auto& [k, e] : snap.errors) msg += "\n  " + e;
+      throw TetherError(msg);
+    }
+    states = std::move(snap.states);
+  }
+  for (const auto& [k, m] : manifests_)
+    if (m.state && std::find(moving.begin(), moving.end(), k) == moving.end()) states[k] = *m.state;
+
+  // 2. Per object: unchanged, pin, or record.
+  for (const auto& [key, m] : manifests_) {
+    auto st = states.find(key);
+    if (st == states.end()) {
+      plan.notes.push_back(key + ": no fingerprint; skipped");
+      continue;
+    }
+    auto& b = backend(m.kind);
+    uint32_t caps = effective_capabilities(m);
+    bool pinnable = caps & sdk::kPin;
+    if (m.state && b.same(*m.state, st->second)) {
+      if (m.pin.has_value() == pinnable) {
+        plan.notes.push_back(key + ": unchanged");
+        plan.unchanged.push_back(key);
+        continue;
+      }
+      plan.notes.push_back(key + ": policy changed; " + (pinnable ? "pin created" : "pin released"));
+    }
+    std::string tier = sdk::tier_name(caps);
+    std::string shortst = model::short_state(st->second);
+    if (tier == "observed") {
+      if (opt.strict)
+        throw UnpinnedStateError(model::py_repr(key) + " is Observed-tier and cannot be pinned; drop --strict to record it as not recoverable", key);
+      plan.actions.push_back({"record", key, m.kind, "", "Observed: recorded, not recoverable",
+                              Json{{"state", st->second}, {"recoverable", false}}});
+    } else if (pinnable) {
+      Json identity = b.identity(m.locator, key);
+      std::string id = model::pin_id(dataset_id_, m.kind, identity, b.content_state(st->second));
+      plan.actions.push_back({"pin", key, m.kind, model::pin_ref(id), "native ref at " + shortst,
+                              Json{{"state", st->second}, {"pin_id", id}}});
+    } else {
+      std::string why = m.policy.pin == "record" ? "pin=record" : "Addressable";
+      bool addressable = b.state_addressable(m.locator, st->second, key);
+      std::string detail = why + ": state " + shortst + ", no native ref";
+      if (!addressable) detail += "; recorded, not recoverable";
+      plan.actions.push_back({"record", key, m.kind, "", detail, Json{{"state", st->second}, {"recoverable", addressable}}});
+    }
+  }
+  if (!plan.actions.empty() && !opt.no_vcs)
+    plan.actions.push_back({"vcs-commit", "", "", "", vcs_->kind() + " commit: " + model::py_repr(opt.message), Json::object()});
+  res.unchanged = plan.unchanged;
+  if (opt.dry_run) return res;
+
+  const std::vector<std::string> paths = vcs_paths();
+  bool manifests_dirty = !opt.no_vcs && vcs_->is_dirty(paths);
+  bool object_actions = false;
+  for (const auto& a : plan.actions)
+    if (a.op != "vcs-commit") object_actions = true;
+  if (!object_actions && !manifests_dirty) return res;  // nothing to do: no op logged
+
+  // 3. Apply. Journal first, so a crash leaves a record of what was started.
+  Json pre_objects = Json::object();
+  for (const auto& a : plan.actions) {
+    if (a.key.empty()) continue;
+    auto p = model::key_to_manifest_path(objects_dir(), a.key);
+    std::error_code ec;
+    pre_objects[a.key] = fs::exists(p, ec) ? Json(model::read_file(p)) : Json(nullptr);
+  }
+  Json pre{{"vcs", Json{{"kind", vcs_->kind()}, {"id", vcs_->head() ? Json(*vcs_->head()) : Json(nullptr)},
+                        {"branch", vcs_->current_branch() ? Json(*vcs_->current_branch()) : Json(nullptr)}}},
+           {"objects", pre_objects},
+           {"workspace", model::workspace_to_toml(*workspace_)}};
+  OpLog oplog(tether_dir() / "ops.jsonl");
+  std::string op_id = oplog.begin("commit", pre);
+
+  // Pins: one per pin id (two objects with one identity and state share it), concurrently.
+  std::vector<const PlanAction*> pin_actions;
+  std::set<std::string> seen;
+  for (const auto& a : plan.actions)
+    if (a.op == "pin" && seen.insert(a.params["pin_id"].get<std::string>()).second) pin_actions.push_back(&a);
+  std::map<std::string, sdk::Pin> cut;  // pin id -> pin
+  std::vector<std::pair<const PlanAction*, sdk::Pin>> created;
+  std::vector<std::string> written_listings;
+  auto rollback = [&](const std::string& why) {
+    for (auto& [a, pin] : created) {
+      try {
+        backend(a->kind).unpin(manifests_.at(a->key).locator, pin, a->key);
+      } catch (const std::exception&) {
+        // Left for gc: the op log names it and no commit references it.
+      }
+    }
+    for (auto& [key, text] : pre_objects.items()) {
+      if (text.is_null()) model::remove_manifest(objects_dir(), key);
+      else model::atomic_write_file(model::key_to_manifest_path(objects_dir(), key), text.get<std::string>());
+    }
+    for (const auto& l : written_listings) fs::remove(l);
+    oplog.end(op_id, Json{{"failed", why}, {"rolled_back", true}});
+  };
+
+  try {
+    auto pinned = fan_out<sdk::Pin>(pin_actions.size(), [&](std::size_t i) {
+      const PlanAction& a = *pin_actions[i];
+      const auto& m = manifests_.at(a.key);
+      return backend(a.kind).pin(m.locator, a.params["state"], a.params["pin_id"].get<std::string>(), a.key);
+    });
+    std::vector<std::string> failures;
+    for (std::size_t i = 0; i < pin_actions.size(); ++i) {
+      const PlanAction& a = *pin_actions[i];
+      if (pinned[i].ok()) {
+        const sdk::Pin& p = *pinned[i].value;
+        cut[a.params["pin_id"].get<std::string>()] = p;
+        if (p.created) created.emplace_back(&a, p);
+        oplog.progress(op_id, Json{{"action", "pin"}, {"key", a.key}, {"ref", p.ref}, {"created", p.created}});
+        continue;
+      }
+      try {
+        std::rethrow_exception(pinned[i].error);
+      } catch (const std::exception& e) {
+        failures.push_back(e.what());
+      }
+    }
+    if (!failures.empty()) throw TetherError("cannot commit: pinning failed\n  " + join(failures, "\n  "));
+
+    // Manifests and listings.
+    for (const auto& a : plan.actions) {
+      if (a.op == "vcs-commit") continue;
+      const auto& m = manifests_.at(a.key);
+      Json state = a.params["state"];
+      std::optional<sdk::Pin> pin;
+      bool recoverable = true;
+      if (a.op == "pin") {
+        pin = cut.at(a.params["pin_id"].get<std::string>());
+        res.pinned[a.key] = pin->ref;
+      } else {
+        recoverable = a.params.value("recoverable", true);
+        if (recoverable) res.pinned[a.key] = std::nullopt;
+        else res.unrecoverable.push_back(a.key);
+      }
+      auto updated = m.with_pin(state, pin, recoverable);
+      auto& b = backend(m.kind);
+      if (effective_capabilities(m) & sdk::kDiff) {
+        if (auto text = b.listing(m.locator, state, a.key)) {
+          fs::path dir = tether_dir() / "listings";
+          fs::create_directories(dir);
+          fs::path p = dir / model::listing_name(m.kind, b.identity(m.locator, a.key), b.content_state(state));
+          std::error_code ec;
+          if (!fs::exists(p, ec)) {  // content-addressed, write-once
+            model::atomic_write_file(p, *text);
+            written_listings.push_back(p.string());
+          }
+        }
+      }
+      model::write_manifest(objects_dir(), updated);
+    }
+    oplog.progress(op_id, Json{{"action", "manifests"}});
+
+    if (!opt.no_vcs) {
+      res.vcs_commit = vcs_->commit(vcs_paths(), opt.message);
+      if (res.vcs_commit) oplog.progress(op_id, Json{{"action", "vcs-commit"}, {"commit", *res.vcs_commit}});
+    }
+  } catch (const std::exception& e) {
+    rollback(e.what());
+    reload();
+    throw;
+  }
+
+  // 4. The workspace: committed states become the base of their working refs.
+  reload();
+  for (const auto& a : plan.actions) {
+    if (a.op == "vcs-commit") continue;
+    if (workspace_->working_refs.count(a.key) || workspace_->pending_forks.count(a.key))
+      workspace_->base_states[a.key] = a.params["state"];
+    workspace_->set_snapshot(a.key, a.params["state"]);
+  }
+  write_workspace();
+  Json pinned_ids = Json::object();
+  for (const auto& a : plan.actions)
+    if (!a.key.empty()) pinned_ids[a.key] = a.op == "pin" ? a.params["pin_id"] : Json(nullptr);
+  oplog.end(op_id, Json{{"vcs_commit", res.vcs_commit ? Json(*res.vcs_commit) : Json(nullptr)},
+                        {"pinned", pinned_ids},
+                        {"unrecoverable", res.unrecoverable}});
+  res.applied = true;
+  return res;
+}
+
+}  // namespace tether::engine

@@ -1,0 +1,107 @@
+// core/src/engine/diff.cpp: compare the manifests of two revisions, and with --content ask
+// each system for its own diff of the two states (spec §4.15).
+#include "engine/internal.hpp"
+#include "tether/engine/fanout.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/names.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace tether::engine {
+
+std::vector<DiffEntry> Repo::diff(const std::vector<std::string>& revs, bool content, const ProgressFn& progress) {
+  using Manifests = std::map<std::string, model::ObjectManifest>;
+  Manifests a, b;
+  std::optional<std::string> rev_a, rev_b;
+  if (revs.empty()) {
+    if (auto head = vcs_->head()) {
+      rev_a = *head;
+      a = manifests_at(*head);
+    }
+    b = manifests_;
+  } else {
+    rev_a = vcs_->resolve(revs[0]);
+    a = manifests_at(*rev_a);
+    if (revs.size() > 1) {
+      rev_b = vcs_->resolve(revs[1]);
+      b = manifests_at(*rev_b);
+    } else {
+      b = manifests_;
+    }
+  }
+
+  std::vector<std::string> keys;
+  for (const auto& [k, m] : a) keys.push_back(k);
+  for (const auto& [k, m] : b)
+    if (!a.count(k)) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+
+  std::vector<DiffEntry> out;
+  for (const auto& key : keys) {
+    DiffEntry e;
+    e.key = key;
+    auto ia = a.find(key), ib = b.find(key);
+    if (ia != a.end()) e.a = ia->second.canonical_value();
+    if (ib != b.end()) e.b = ib->second.canonical_value();
+    if (ib == b.end()) e.change = "removed";
+    else if (ia == a.end()) e.change = "added";
+    else {
+      const auto& ma = ia->second;
+      const auto& mb = ib->second;
+      if (ma.state != mb.state) e.why.push_back("state");
+      auto pid = [](const model::ObjectManifest& m) { return m.pin ? m.pin->id : std::string(); };
+      if (pid(ma) != pid(mb)) e.why.push_back("pin");
+      if (ma.locator != mb.locator) e.why.push_back("locator");
+      if (!(ma.policy == mb.policy)) e.why.push_back("policy");
+      e.change = e.why.empty() ? "unchanged" : "changed";
+    }
+    out.push_back(std::move(e));
+  }
+  if (!content) return out;
+
+  // Native diffs, concurrently, for changed states of DIFF objects of one kind.
+  std::vector<std::size_t> jobs;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto& e = out[i];
+    if (e.change != "changed" || std::find(e.why.begin(), e.why.end(), "state") == e.why.end()) continue;
+    const auto& ma = a.at(e.key);
+    const auto& mb = b.at(e.key);
+    if (ma.kind != mb.kind || !ma.state || !mb.state) continue;
+    jobs.push_back(i);
+  }
+  auto results = fan_out<sdk::ObjectDiff>(
+      jobs.size(),
+      [&](std::size_t j) {
+        const auto& e = out[jobs[j]];
+        const auto& ma = a.at(e.key);
+        const auto& mb = b.at(e.key);
+        auto& be = backend(mb.kind);
+        if (!(effective_capabilities(mb) & sdk::kDiff))
+          throw CapabilityError(mb.kind + " backend cannot diff", e.key);
+        auto listing = [&](const model::ObjectManifest& m, const std::optional<std::string>& rev) {
+          auto name = model::listing_name(m.kind, be.identity(m.locator, m.key), be.content_state(*m.state));
+          return read_listing(name, rev);
+        };
+        return be.diff(mb.locator, *ma.state, *mb.state, listing(ma, rev_a), listing(mb, rev_b ? rev_b : rev_a), e.key);
+      },
+      progress);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    auto& e = out[jobs[j]];
+    if (results[j].ok()) {
+      e.detail = std::move(*results[j].value);
+      continue;
+    }
+    try {
+      std::rethrow_exception(results[j].error);
+    } catch (const BackendError& err) {
+      e.detail_error = err.bare_message();
+    } catch (const std::exception& err) {
+      e.detail_error = err.what();
+    }
+  }
+  return out;
+}
+
+}  // namespace tether::engine

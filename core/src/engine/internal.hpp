@@ -1,0 +1,55 @@
+// core/src/engine/internal.hpp: helpers the engine's command files share, not part of the
+// public API.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tether/model/manifest.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace tether::engine {
+
+using Json = nlohmann::json;
+
+struct Secrets {
+  Json values = Json::object();        // the whole file; never printed
+  std::optional<std::string> warning;  // group/other-readable file
+};
+// `.tether/secrets.toml` (missing: empty). Syntax errors never quote the file's content.
+Secrets read_secrets(const std::filesystem::path& path);
+// secrets [vcs] git_path, then $TETHER_GIT, else "" (git on PATH).
+std::string git_executable(const Json& secrets);
+
+// spec §2.10: `.tether/.gitignore` lists the per-checkout files. With only_present, only
+// entries for files that exist are added, and nothing is written otherwise.
+void ensure_ignored(const std::filesystem::path& tether_dir, bool only_present);
+
+// Refuse a checkout whose VCS tracks per-checkout files (secrets, workspace, op log).
+void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::string& tether_vcs_dir);
+
+// Manifests from files read out of the VCS (`path relative to objects/` -> text).
+std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::FileMap& files, const std::string& commit);
+
+// `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record (spec §6).
+class OpLog {
+ public:
+  explicit OpLog(std::filesystem::path path) : path_(std::move(path)) {}
+  // Writes the entry (status started) before the first side effect; returns its id.
+  std::string begin(const std::string& command, const Json& pre);
+  void progress(const std::string& id, const Json& record);
+  void end(const std::string& id, const Json& result);
+
+ private:
+  void append(const Json& line);
+  std::filesystem::path path_;
+};
+
+// "a, b, c" of keys.
+std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
+
+}  // namespace tether::engine

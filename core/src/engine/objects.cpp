@@ -1,0 +1,170 @@
+// core/src/engine/objects.cpp: registering objects (add, remove, set) and native history
+// (log). None of these but `add --create` and `log` contact a store.
+#include <cstdlib>
+#include <regex>
+
+#include "engine/internal.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/keys.hpp"
+#include "tether/model/workspace.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+namespace {
+
+bool has_scheme(const std::string& v) {
+  static const std::regex scheme("^[A-Za-z][A-Za-z0-9+.-]*:");
+  return std::regex_search(v, scheme);
+}
+
+// A relative local path becomes absolute against `cwd` (with `~` expanded), so a committed
+// locator means the same path from every directory and every clone. URLs pass through.
+std::string absolutize(std::string v, const fs::path& cwd, const std::vector<std::string>& prefixes) {
+  std::string prefix;
+  for (const auto& p : prefixes)
+    if (v.rfind(p, 0) == 0 && p.size() > prefix.size()) prefix = p;
+  std::string rest = v.substr(prefix.size());
+  if (prefix.empty() && has_scheme(rest)) return v;
+  if (rest.empty()) return v;
+  if (rest == "~" || rest.rfind("~/", 0) == 0) {
+    const char* home = std::getenv("HOME");
+    if (home) rest = std::string(home) + rest.substr(1);
+  }
+  fs::path p(rest);
+  if (p.is_relative()) p = cwd / p;
+  std::string out = p.lexically_normal().string();
+  if (out.size() > 1 && out.back() == '/') out.pop_back();
+  return prefix + out;
+}
+
+void check_policy(const std::string& field, const std::string& value) {
+  if (field == "file") model::validate_policy_file(value);
+  else model::validate_policy_pin(value);
+}
+
+}  // namespace
+
+AddResult Repo::add(const AddRequest& req) {
+  model::validate_key(req.key);
+  std::string file = req.file_policy.value_or(config_.default_file);
+  std::string pin = req.pin_policy.value_or(config_.default_pin);
+  check_policy("file", file);
+  check_policy("pin", pin);
+  auto lock = lock_checkout();
+  if (manifests_.count(req.key)) throw ConfigError("object already exists: " + req.key);
+  auto& b = backend(req.kind);
+  const auto& desc = b.description();
+
+  model::ObjectManifest m;
+  m.key = req.key;
+  m.kind = req.kind;
+  m.locator = req.locator;
+  for (const auto& k : desc.local_path_keys)
+    if (m.locator.contains(k) && m.locator[k].is_string())
+      m.locator[k] = absolutize(m.locator[k].get<std::string>(), req.cwd, desc.local_path_prefixes);
+  m.policy.file = file;
+  m.policy.pin = pin;
+  b.validate_locator(m.locator, req.key);
+
+  AddResult res{req.key, req.kind, std::nullopt, false, desc.maturity};
+  if (m.locator.contains("at") && m.locator["at"].is_string()) res.at = m.locator["at"].get<std::string>();
+  Json pre{{"objects", Json{{req.key, nullptr}}}, {"workspace", model::workspace_to_toml(*workspace_)}};
+  if (req.create) {
+    if (!(b.capabilities() & sdk::kCreate)) throw CapabilityError(req.kind + " backend cannot create a store", req.key);
+    b.create(m.locator, dataset_id_, req.key);
+    m.origin = "created";
+    res.created = true;
+  }
+  model::write_manifest(objects_dir(), m);
+  workspace_->working_refs.erase(req.key);
+  workspace_->pending_forks.erase(req.key);
+  workspace_->pending_resets.erase(req.key);
+  workspace_->fork_points.erase(req.key);
+  workspace_->base_states.erase(req.key);
+  write_workspace();
+  Json result{{"key", req.key}};
+  if (res.created) result["created"] = Json{{"kind", req.kind}, {"locator", m.locator}};
+  log_op("add", pre, result);
+  manifests_[req.key] = std::move(m);
+  return res;
+}
+
+void Repo::remove(const std::string& key) {
+  auto lock = lock_checkout();
+  auto it = manifests_.find(key);
+  if (it == manifests_.end()) throw ConfigError("no such object: " + key);
+  Json pre{{"objects", Json{{key, model::manifest_to_toml(it->second)}}}, {"workspace", model::workspace_to_toml(*workspace_)}};
+  model::remove_manifest(objects_dir(), key);
+  // The working ref stays so gc can judge the branch.
+  workspace_->last_snapshot.erase(key);
+  workspace_->last_snapshot_errors.erase(key);
+  workspace_->pending_forks.erase(key);
+  workspace_->pending_resets.erase(key);
+  workspace_->fork_points.erase(key);
+  workspace_->base_states.erase(key);
+  write_workspace();
+  log_op("remove", pre, Json{{"key", key}});
+  manifests_.erase(it);
+}
+
+SetResult Repo::set_policy(const std::vector<std::string>& keys_in, bool all, const std::optional<std::string>& file,
+                           const std::optional<std::string>& pin) {
+  if (!file && !pin) throw ConfigError("nothing to set: pass --file or --pin");
+  if (file) check_policy("file", *file);
+  if (pin) check_policy("pin", *pin);
+  auto lock = lock_checkout();
+  std::vector<std::string> keys = keys_in;
+  if (all) {
+    keys.clear();
+    for (const auto& [k, m] : manifests_) keys.push_back(k);
+  }
+  if (keys.empty()) throw ConfigError("give one or more KEY, or --all");
+  for (const auto& k : keys)
+    if (!manifests_.count(k)) throw ConfigError("no such object: " + k);
+  SetResult res;
+  Json pre_objects = Json::object();
+  for (const auto& k : keys) {
+    auto& m = manifests_.at(k);
+    std::map<std::string, std::pair<std::string, std::string>> changes;
+    if (file && *file != m.policy.file) changes["file"] = {m.policy.file, *file};
+    if (pin && *pin != m.policy.pin) changes["pin"] = {m.policy.pin, *pin};
+    if (changes.empty()) {
+      res.unchanged.push_back(k);
+      continue;
+    }
+    pre_objects[k] = model::manifest_to_toml(m);
+    if (file) m.policy.file = *file;
+    if (pin) m.policy.pin = *pin;
+    model::write_manifest(objects_dir(), m);
+    res.changed[k] = std::move(changes);
+  }
+  if (!res.changed.empty()) {
+    Json changed = Json::object();
+    for (const auto& [k, fields] : res.changed)
+      for (const auto& [f, v] : fields) changed[k][f] = Json::array({v.first, v.second});
+    log_op("set", Json{{"objects", pre_objects}, {"workspace", model::workspace_to_toml(*workspace_)}},
+           Json{{"changed", changed}});
+  }
+  return res;
+}
+
+std::vector<sdk::HistoryEntry> Repo::log(const std::string& key, const std::optional<std::string>& ref, int limit) {
+  auto it = manifests_.find(key);
+  if (it == manifests_.end()) throw ConfigError("no such object: " + key);
+  const auto& m = it->second;
+  auto& b = backend(m.kind);
+  if (!(b.capabilities() & sdk::kHistory))
+    throw CapabilityError(model::py_repr(key) + " (" + m.kind + ") cannot list history: the " + m.kind +
+                              " backend keeps no native history",
+                          key);
+  return b.history(m.locator, ref ? ref : working_ref(key), limit, key);
+}
+
+}  // namespace tether::engine

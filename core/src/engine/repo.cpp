@@ -1,0 +1,327 @@
+// core/src/engine/repo.cpp: opening and initialising a dataset, the checkout and repository
+// locks, backend configuration (committed allowlist + secrets), the op log, and the small
+// queries every command shares (moving keys, working refs, manifests at a revision).
+#include "tether/engine/repo.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "engine/internal.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/load_error.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/hash.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/toml.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+bool StatusReport::has_error() const {
+  for (const auto& o : objects)
+    if (o.error) return true;
+  return false;
+}
+
+// ---- locks -----------------------------------------------------------------------------------
+
+struct Repo::Lock {
+  int fd = -1;
+  ~Lock() {
+    if (fd >= 0) {
+      flock(fd, LOCK_UN);
+      close(fd);
+    }
+  }
+};
+
+namespace {
+
+
+int take_lock(const fs::path& path, std::chrono::seconds timeout, const std::string& busy_message) {
+  fs::create_directories(path.parent_path());
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw TetherError("cannot open lock file " + path.string() + ": " + std::strerror(errno));
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      int e = errno;
+      close(fd);
+      throw TetherError("cannot lock " + path.string() + ": " + std::strerror(e));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      close(fd);
+      throw TetherError(busy_message);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::unique_ptr<Repo::Lock> Repo::lock_checkout() {
+  auto path = tether_dir() / "lock";
+  auto lock = std::make_unique<Lock>();
+  lock->fd = take_lock(path, std::chrono::seconds(30),
+                       "another tether command is writing in this checkout (" + path.string() +
+                           " is locked); wait for it to finish");
+  // What we read before the lock may be stale now.
+  reload();
+  return lock;
+}
+
+std::unique_ptr<Repo::Lock> Repo::lock_repository() {
+  auto path = vcs_->shared_dir() / "tether.lock";
+  auto lock = std::make_unique<Lock>();
+  lock->fd = take_lock(path, std::chrono::seconds(60),
+                       "another tether command is committing in a checkout of this repository (" + path.string() +
+                           " is locked); wait for it to finish");
+  return lock;
+}
+
+// ---- opening -------------------------------------------------------------------------------
+
+Repo::~Repo() = default;
+
+namespace {
+
+fs::path find_root(const fs::path& start) {
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(start), ec);
+  if (ec) dir = fs::absolute(start);
+  for (fs::path d = dir;; d = d.parent_path()) {
+    if (fs::is_regular_file(d / "tether.toml")) return d;
+    if (d == d.root_path() || d.empty()) break;
+  }
+  throw DatasetNotFound("no tether dataset found at or above " + dir.string());
+}
+
+}  // namespace
+
+std::unique_ptr<Repo> Repo::open(const fs::path& start) {
+  std::unique_ptr<Repo> repo(new Repo());
+  repo->root_ = find_root(start);
+  repo->config_ = model::read_repo_config(repo->root_ / "tether.toml");
+  if (repo->config_.version < model::kConfigVersion)
+    throw ConfigError("tether.toml is version " + std::to_string(repo->config_.version) + "; this tether reads version " +
+                      std::to_string(model::kConfigVersion) +
+                      " datasets (upgrade it with the Python tether-vcs: `tether upgrade`)");
+  if (!repo->config_.dataset_id || !model::is_dataset_id(*repo->config_.dataset_id))
+    throw ConfigError(model::missing_dataset_id_message());
+  repo->dataset_id_ = *repo->config_.dataset_id;
+
+  auto secrets = read_secrets(repo->tether_dir() / "secrets.toml");
+  repo->secrets_ = std::move(secrets.values);
+  if (secrets.warning) repo->warnings_.push_back(*secrets.warning);
+
+  repo->vcs_ = vcs::detect_vcs(repo->root_, git_executable(repo->secrets_));
+  ensure_ignored(repo->tether_dir(), /*only_present=*/true);
+  refuse_tracked_checkout_files(*repo->vcs_, repo->vcs_path(".tether"));
+  repo->reload();
+
+  repo->host_ = std::make_unique<host::PluginHost>();
+  Repo* self = repo.get();
+  repo->host_->set_configurator([self](host::BackendProxy& proxy) { self->configure_backend(proxy); });
+  return repo;
+}
+
+void Repo::reload() {
+  manifests_ = model::load_manifests(objects_dir());
+  auto claim = model::open_workspace(tether_dir() / "workspace.toml");
+  workspace_ = std::make_unique<model::Workspace>(std::move(claim.workspace));
+}
+
+void Repo::write_workspace() { model::write_workspace(tether_dir() / "workspace.toml", *workspace_); }
+
+std::optional<std::string> Repo::bookmark() const { return workspace_->bookmark; }
+
+bool Repo::on_trunk() const { return !workspace_->bookmark || *workspace_->bookmark == config_.trunk(); }
+
+std::string Repo::vcs_path(const std::string& rel_to_root) const {
+  std::string rel = vcs_->rel();
+  if (rel.empty()) return rel_to_root;
+  if (rel_to_root.empty()) return rel;
+  return rel + "/" + rel_to_root;
+}
+
+std::vector<std::string> Repo::vcs_paths() const {
+  std::vector<std::string> paths{vcs_path(".tether/objects"), vcs_path(".tether/.gitignore"), vcs_path("tether.toml")};
+  std::error_code ec;
+  if (fs::is_directory(tether_dir() / "listings", ec)) paths.push_back(vcs_path(".tether/listings"));
+  return paths;
+}
+
+// ---- init ------------------------------------------------------------------------------------
+
+InitResult Repo::init(const fs::path& path) {
+  fs::path root = fs::absolute(path).lexically_normal();
+  if (root.has_filename() == false) root = root.parent_path();
+  if (fs::exists(root / "tether.toml")) throw ConfigError("tether already initialized at " + root.string());
+  // Find the VCS before writing anything, so a refusal leaves nothing behind.
+  fs::path probe = root;
+  while (!fs::exists(probe) && probe.has_parent_path() && probe != probe.parent_path()) probe = probe.parent_path();
+  auto vcs = vcs::detect_vcs(probe, git_executable(read_secrets(root / ".tether" / "secrets.toml").values));
+  fs::create_directories(root / ".tether" / "objects");
+  ensure_ignored(root / ".tether", /*only_present=*/false);
+
+  model::RepoConfig cfg;
+  cfg.version = model::kConfigVersion;
+  cfg.dataset_id = model::new_dataset_id();
+  // Adopt the checked-out branch as trunk; on a detached HEAD make the trunk branch there.
+  std::string trunk = cfg.trunk();
+  if (auto branch = vcs->current_branch()) {
+    if (*branch != trunk) {
+      cfg.vcs_trunk = *branch;
+      trunk = *branch;
+    }
+  } else {
+    vcs->create_branch_and_switch(trunk);
+  }
+  model::write_repo_config(root / "tether.toml", cfg);
+
+  model::Workspace ws = model::fresh_workspace();
+  ws.bookmark = trunk;
+  model::write_workspace(root / ".tether" / "workspace.toml", ws);
+  return InitResult{root, *cfg.dataset_id, trunk};
+}
+
+// ---- backends --------------------------------------------------------------------------------
+
+host::BackendProxy& Repo::backend(const std::string& kind) {
+  try {
+    return host_->get(kind);
+  } catch (const host::LoadError& e) {
+    // An unknown kind names the kinds that are installed.
+    if (e.path().empty()) {
+      std::string known;
+      for (const auto& info : host_->list_installed()) {
+        if (info.error) continue;
+        known += (known.empty() ? "" : ", ") + info.kind;
+      }
+      throw ConfigError("unknown backend kind: " + model::py_repr(kind) + " (installed: " +
+                        (known.empty() ? "none" : known) + "); `tether backends` lists them, TETHER_PLUGIN_PATH adds a directory");
+    }
+    throw;
+  }
+}
+
+void Repo::configure_backend(host::BackendProxy& proxy) {
+  const auto& desc = proxy.description();
+  const std::string& kind = proxy.kind();
+  Json committed = config_.backend(kind);
+  model::check_committed_backend_config(kind, committed, desc.safe_config_keys, desc.safe_option_keys);
+  Json defaults = committed.is_object() ? committed : Json::object();
+  if (auto it = secrets_.find("backends"); it != secrets_.end() && it->is_object() && it->contains(kind))
+    for (auto& [k, v] : (*it)[kind].items()) defaults[k] = v;  // secrets win per key
+  Json rules = Json::object();
+  if (auto it = secrets_.find("uris"); it != secrets_.end() && it->is_object())
+    for (auto& [prefix, v] : it->items())
+      if (v.is_object()) rules[prefix] = v;
+  // [objects."<key>"] folds in as an exact-URI rule on the object's store URI.
+  if (auto it = secrets_.find("objects"); it != secrets_.end() && it->is_object())
+    for (auto& [key, v] : it->items()) {
+      auto m = manifests_.find(key);
+      if (m == manifests_.end() || m->second.kind != kind || !v.is_object()) continue;
+      for (const auto& uk : desc.uri_keys) {
+        auto u = m->second.locator.find(uk);
+        if (u == m->second.locator.end() || !u->is_string() || u->get<std::string>().empty()) continue;
+        Json& rule = rules[u->get<std::string>()];
+        if (!rule.is_object()) rule = Json::object();
+        for (auto& [k, val] : v.items()) rule[k] = val;
+        break;
+      }
+    }
+  fs::create_directories(tether_dir() / "cache");
+  sdk::ConfigureRequest req;
+  req.cache_dir = (tether_dir() / "cache").string();
+  req.checkout = vcs_->root().string();
+  req.defaults = std::move(defaults);
+  req.rules = std::move(rules);
+  proxy.configure(req);
+}
+
+uint32_t Repo::effective_capabilities(const model::ObjectManifest& m) {
+  Json policy{{"file", m.policy.file}, {"pin", m.policy.pin}};
+  return backend(m.kind).effective_capabilities(m.locator, policy, m.key);
+}
+
+// ---- positions -------------------------------------------------------------------------------
+
+std::optional<std::string> Repo::working_ref(const std::string& key) const {
+  auto it = workspace_->working_refs.find(key);
+  if (it == workspace_->working_refs.end()) return std::nullopt;
+  return it->second;
+}
+
+// What the next commit records moves for: objects with a working ref, objects never
+// committed, and objects that have no branches at all (no FORK: their live state is their
+// position, so a changed directory is `modified`, not `behind`). Only a Forkable object
+// detached at `at` with no working ref sits still.
+std::vector<std::string> Repo::moving_keys() {
+  std::vector<std::string> keys;
+  for (const auto& [key, m] : manifests_) {
+    if (!m.state || working_ref(key)) {
+      keys.push_back(key);
+      continue;
+    }
+    uint32_t caps = 0;
+    try {
+      caps = effective_capabilities(m);
+    } catch (const std::exception&) {
+      keys.push_back(key);  // fingerprinting will report the error
+      continue;
+    }
+    bool detached = m.locator.contains("at") && m.locator["at"].is_string() && !m.locator["at"].get<std::string>().empty();
+    if (!(caps & sdk::kFork) || !detached) keys.push_back(key);
+  }
+  return keys;
+}
+
+// ---- reading other revisions -----------------------------------------------------------------
+
+std::map<std::string, model::ObjectManifest> Repo::manifests_at(const std::string& rev) const {
+  std::string commit = vcs_->resolve(rev);
+  std::string dir = vcs_path(".tether/objects");
+  auto files = vcs_->manifests_at(commit, dir);
+  return parse_manifest_files(*files, commit);
+}
+
+std::optional<std::string> Repo::read_listing(const std::string& name, const std::optional<std::string>& rev) const {
+  fs::path p = tether_dir() / "listings" / name;
+  std::error_code ec;
+  if (fs::is_regular_file(p, ec)) return model::read_file(p);
+  if (rev) {
+    try {
+      return vcs_->read_file(*rev, vcs_path(".tether/listings/" + name));
+    } catch (const VcsError&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+// ---- op log ------------------------------------------------------------------------------------
+
+void Repo::log_op(const std::string& command, const Json& pre, const Json& result) {
+  OpLog log(tether_dir() / "ops.jsonl");
+  auto id = log.begin(command, pre);
+  log.end(id, result);
+}
+
+}  // namespace tether::engine

@@ -1,0 +1,137 @@
+// core/src/engine/status.cpp: fingerprinting (snapshot) and status.
+#include "engine/internal.hpp"
+#include "tether/engine/fanout.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/workspace.hpp"
+
+namespace tether::engine {
+
+SnapshotResult Repo::fingerprint_keys(const std::vector<std::string>& keys, bool upstream, const ProgressFn& progress) {
+  auto moving = moving_keys();
+  auto is_moving = [&](const std::string& k) { return std::find(moving.begin(), moving.end(), k) != moving.end(); };
+  struct Job {
+    const model::ObjectManifest* m;
+    Json locator;
+    std::optional<std::string> ref;
+  };
+  std::vector<Job> jobs;
+  for (const auto& key : keys) {
+    const auto& m = manifests_.at(key);
+    Job j{&m, m.locator, std::nullopt};
+    if (upstream && !is_moving(key)) j.locator.erase("at");  // where upstream is now
+    else j.ref = working_ref(key);
+    jobs.push_back(std::move(j));
+  }
+  auto results = fan_out<Json>(
+      jobs.size(),
+      [&](std::size_t i) {
+        const auto& j = jobs[i];
+        Json state = backend(j.m->kind).fingerprint(j.locator, j.ref, j.m->key);
+        check_immutable(*j.m, state);
+        return state;
+      },
+      progress);
+  SnapshotResult out;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& key = jobs[i].m->key;
+    if (results[i].ok()) {
+      out.states[key] = *results[i].value;
+      continue;
+    }
+    try {
+      std::rethrow_exception(results[i].error);
+    } catch (const std::exception& e) {
+      out.errors[key] = e.what();
+    }
+  }
+  return out;
+}
+
+void Repo::check_immutable(const model::ObjectManifest& m, const Json& state) {
+  if (!m.state || m.policy.file != "immutable") return;
+  auto& b = backend(m.kind);
+  uint32_t caps = effective_capabilities(m);
+  if (caps & (sdk::kAddressable | sdk::kPin | sdk::kFork)) return;  // only Observed objects
+  if (b.same(*m.state, state)) return;
+  throw ImmutableObjectModified("immutable object " + model::py_repr(m.key) +
+                                    " changed since it was committed; if the change is intended, `tether set " + m.key +
+                                    " --file versioned` and commit again",
+                                m.key);
+}
+
+SnapshotResult Repo::snapshot(const ProgressFn& progress) {
+  auto lock = lock_checkout();
+  std::vector<std::string> keys;
+  if (on_trunk()) {
+    for (const auto& [k, m] : manifests_) keys.push_back(k);
+  } else {
+    keys = moving_keys();
+  }
+  auto result = fingerprint_keys(keys, /*upstream=*/true, progress);
+  // Keep entries of still-registered keys; overwrite what was just read.
+  for (auto it = workspace_->last_snapshot.begin(); it != workspace_->last_snapshot.end();)
+    it = manifests_.count(it->first) ? std::next(it) : workspace_->last_snapshot.erase(it);
+  for (auto it = workspace_->last_snapshot_errors.begin(); it != workspace_->last_snapshot_errors.end();)
+    it = manifests_.count(it->first) ? std::next(it) : workspace_->last_snapshot_errors.erase(it);
+  for (const auto& [k, s] : result.states) workspace_->set_snapshot(k, s);
+  for (const auto& [k, e] : result.errors) workspace_->set_snapshot_error(k, e);
+  workspace_->last_snapshot_at = model::now_iso_utc();
+  write_workspace();
+  return result;
+}
+
+StatusReport Repo::status(std::optional<bool> snap, const ProgressFn& progress) {
+  StatusReport r;
+  bool fresh = snap.value_or(config_.snapshot_auto);
+  // A key the cache knows nothing of is always read.
+  for (const auto& [k, m] : manifests_)
+    if (!workspace_->last_snapshot.count(k) && !workspace_->last_snapshot_errors.count(k)) fresh = true;
+  if (fresh) snapshot(progress);
+  r.fresh = fresh;
+  r.manifest_hash = model::manifest_hash(manifests_);
+  r.snapshot_at = workspace_->last_snapshot_at;
+  r.bookmark = workspace_->bookmark;
+  r.trunk = config_.trunk();
+  auto moving = moving_keys();
+  for (const auto& [key, m] : manifests_) {
+    ObjectStatus o;
+    o.key = key;
+    o.kind = m.kind;
+    o.pinned = m.pin.has_value();
+    o.recoverable = m.recoverable;
+    o.origin = m.origin;
+    if (auto e = workspace_->last_snapshot_errors.find(key); e != workspace_->last_snapshot_errors.end()) o.error = e->second;
+    if (auto s = workspace_->last_snapshot.find(key); s != workspace_->last_snapshot.end()) o.state = s->second;
+    try {
+      o.tier = sdk::tier_name(effective_capabilities(m));
+    } catch (const std::exception& e) {
+      o.tier = "?";
+      if (!o.error) o.error = e.what();
+    }
+    bool committed = m.state.has_value();
+    bool differs = false;
+    if (committed && o.state && !o.error) differs = !backend(m.kind).same(*m.state, *o.state);
+    bool is_moving = std::find(moving.begin(), moving.end(), key) != moving.end();
+    if (o.error) o.label = "error";
+    else if (!committed) o.label = "new";
+    else if (differs && !is_moving) o.label = "behind";
+    else if (differs) o.label = "modified";
+    else o.label = "clean";
+    if (config_.verify_on_status && committed && !o.error) {
+      try {
+        o.verify = sdk::verify_status_name(backend(m.kind).verify(m.locator, *m.state, m.pin, false, key).status);
+      } catch (const std::exception&) {
+        o.verify = "unknown";
+      }
+    }
+    r.objects.push_back(std::move(o));
+  }
+  return r;
+}
+
+}  // namespace tether::engine
