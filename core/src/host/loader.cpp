@@ -35,9 +35,10 @@ std::string dl_message(const std::exception& e) {
   const std::string marker = "dlerror system message: ";
   size_t at = what.find(marker);
   if (at == std::string::npos) return what;
+  // what() = "<message> (dlerror system message: X)" + ": <error code text>"
   std::string msg = what.substr(at + marker.size());
-  if (!msg.empty() && msg.back() == ')') msg.pop_back();
-  return msg;
+  size_t close = msg.rfind(')');
+  return close == std::string::npos ? msg : msg.substr(0, close);
 }
 
 std::string hex(uint32_t v) {
