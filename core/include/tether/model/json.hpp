@@ -1,0 +1,53 @@
+// tether/model/json.hpp: the two JSON dumps tether needs and the Python-style renderings
+// that appear in messages. canonical_json is the byte-exact input of every hash (spec §3.1);
+// pretty_json is the `--json` CLI output (Python's json.dumps(indent=2)).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace tether::model {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+// Python json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":")), UTF-8.
+// Keys are sorted by UTF-8 bytes (= code points); floats are Python repr; strings escape only
+// `"`, `\`, and code points below 0x20. Bytes that are not valid UTF-8 pass through untouched.
+std::string canonical_json(const Json& value);
+std::string canonical_json(const OrderedJson& value);
+
+// Python json.dumps(x, indent=2): ensure_ascii (lower-case \uXXXX, surrogate pairs), `": "`
+// after keys, `,` at line ends, `{}`/`[]` for empty containers. Keys in the container's own
+// order: insertion order for OrderedJson, sorted for Json. No trailing newline.
+std::string pretty_json(const Json& value);
+std::string pretty_json(const OrderedJson& value);
+
+// Python repr(float): shortest round-trip digits, exponent form when the decimal exponent is
+// < -4 or >= 16 (`1e-05`, `1e+16`), otherwise fixed with at least one decimal (`1.0`).
+// Non-finite values render as `nan`, `inf`, `-inf` (json dumps write NaN/Infinity instead).
+std::string python_float_repr(double value);
+
+// Python repr() of a str: single quotes unless the text has `'` and no `"`; escapes `\\`, the
+// quote, \t \n \r, other control and non-printable characters as \xNN / \uNNNN / \UNNNNNNNN.
+// Non-ASCII printability is decided by a small table (C1 controls, format characters, separators,
+// private use), not the full Unicode database.
+std::string py_repr(std::string_view text);
+inline std::string py_repr(const std::string& text) { return py_repr(std::string_view(text)); }
+inline std::string py_repr(const char* text) { return py_repr(std::string_view(text)); }
+// Python repr() of a JSON value: dict `{'k': v}`, list `[a, b]`, True/False/None, ints, floats.
+// Dict keys in the Json's (sorted) order.
+std::string py_repr(const Json& value);
+// Python str(): strings as they are, everything else as py_repr.
+std::string py_str(const Json& value);
+
+// Number of code points in a UTF-8 string (an invalid byte counts as one).
+std::size_t utf8_length(std::string_view text);
+
+// spec §3.13: "?" for null/empty, else `k=<str(v) cut at 16 code points, then U+2026>` joined by
+// spaces. Keys come in the Json's sorted order (nlohmann::json does not keep TOML file order).
+std::string short_state(const Json& state);
+
+}  // namespace tether::model
