@@ -1,0 +1,27 @@
+// tether/model/fsutil.hpp: the small file and clock utilities the model writes with.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace tether::model {
+
+// Write `text` to a temporary file in the same directory (`.<name>.<random>.tmp`), fsync it,
+// rename it over `path`, fsync the directory. Readers see the old or the new file, never a
+// torn one. The new file gets `mode` (before the umask). Throws TetherError naming the path.
+void atomic_write_file(const std::filesystem::path& path, std::string_view text, unsigned mode = 0644);
+
+// Whole file as bytes. Throws TetherError `cannot read <path>: <reason>`.
+std::string read_file(const std::filesystem::path& path);
+
+// A temp-file name beside `path` for atomic writes and create-if-absent claims.
+std::filesystem::path temp_path_for(const std::filesystem::path& path);
+
+// Python datetime.now(UTC).isoformat(): `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`, microseconds
+// omitted when they are zero (as Python does).
+std::string now_iso_utc();
+std::string format_iso_utc(std::chrono::system_clock::time_point when);
+
+}  // namespace tether::model

@@ -1,0 +1,23 @@
+// tether/model/keys.hpp: object keys and where their manifests live (spec §2.3).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace tether::model {
+
+// True when `key` is a safe object key: non-empty, no leading/trailing `/`, no `\`, no empty,
+// `.` or `..` segment, no segment starting with a drive spec (`C:`), no control character and
+// no whitespace other than the plain space.
+bool is_safe_key(std::string_view key);
+// Throws ConfigError `unsafe object key: '<key>'` (key shown as Python repr).
+void validate_key(std::string_view key);
+
+// objects/<seg1>/.../<segN>.toml (".toml" appended to the last segment). Validates the key.
+std::filesystem::path key_to_manifest_path(const std::filesystem::path& objects_dir, std::string_view key);
+// The reverse: the path relative to objects_dir, a trailing ".toml" stripped from the last part,
+// parts joined by "/". The result is not validated.
+std::string manifest_path_to_key(const std::filesystem::path& objects_dir, const std::filesystem::path& path);
+
+}  // namespace tether::model

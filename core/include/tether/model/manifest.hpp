@@ -1,0 +1,77 @@
+// tether/model/manifest.hpp: object manifests, `.tether/objects/<key>.toml` (spec §2.3), and
+// the manifest hash that identifies a dataset tree (§3.5).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "tether/sdk/types.hpp"
+
+namespace tether::model {
+
+struct Policy {
+  std::string file = "immutable";  // immutable | versioned
+  std::string pin = "native";      // native | record
+  bool operator==(const Policy&) const = default;
+};
+// Throw ConfigError `invalid policy.file: 'x'` / `invalid policy.pin: 'x'` (value as Python repr).
+void validate_policy_file(const nlohmann::json& value);
+void validate_policy_pin(const nlohmann::json& value);
+
+struct ObjectManifest {
+  std::string key;
+  std::string kind;
+  bool recoverable = true;
+  std::optional<std::string> origin;       // "created" for add --create; absent = adopted
+  std::optional<std::string> captured_at;  // ISO-8601 UTC, set when a state is recorded
+  nlohmann::json locator = nlohmann::json::object();
+  Policy policy;
+  std::optional<nlohmann::json> state;     // full state, volatile keys included
+  std::optional<sdk::Pin> pin;             // only id and ref are stored; `created` is runtime
+
+  // cb({key, kind, locator, policy, state|null, pin {id, ref}|null, recoverable}): what the
+  // manifest hash covers (captured_at and origin are not part of it).
+  nlohmann::json canonical_value() const;
+  std::string canonical() const;
+
+  // A copy with this state/pin/recoverable and captured_at = now.
+  ObjectManifest with_pin(nlohmann::json new_state, std::optional<sdk::Pin> new_pin, bool new_recoverable) const;
+
+  // All stored fields equal (sdk::Pin::created is ignored).
+  bool operator==(const ObjectManifest& other) const;
+};
+
+// Parse manifest text. `source` names the file in messages (e.g. `.tether/objects/raw.toml`);
+// every error is a ConfigError starting `<source>: ` (`<source>:<line>: ` for TOML syntax).
+// With `expected_key`, the manifest's key must equal it (the key its path maps to). The key is
+// validated. Unknown fields (legacy `policy.write`) are ignored. Used for text read out of the
+// VCS as well as for files.
+ObjectManifest parse_manifest(std::string_view text, const std::string& source,
+                              const std::optional<std::string>& expected_key = std::nullopt);
+
+// The TOML text, fields in the order of §2.3; nulls dropped; empty locator kept as `[locator]`.
+std::string manifest_to_toml(const ObjectManifest& m);
+
+// The manifest file at `path` under objects_dir; messages name it `.tether/objects/<rel>`.
+ObjectManifest read_manifest(const std::filesystem::path& objects_dir, const std::filesystem::path& path);
+
+// Every `*.toml` under objects_dir, recursively, in sorted path order, keyed by key. A missing
+// directory is an empty dataset.
+std::map<std::string, ObjectManifest> load_manifests(const std::filesystem::path& objects_dir);
+
+// Atomic write of the manifest file for m.key (creating parent directories).
+void write_manifest(const std::filesystem::path& objects_dir, const ObjectManifest& m);
+
+// Delete the manifest of `key` and prune now-empty parent directories up to objects_dir
+// (objects_dir itself stays). Returns false when there was no such file.
+bool remove_manifest(const std::filesystem::path& objects_dir, std::string_view key);
+
+// B(cb([key, canonical]) for each key in sorted order, size=32): 64 hex.
+std::string manifest_hash(const std::map<std::string, ObjectManifest>& manifests);
+
+}  // namespace tether::model
