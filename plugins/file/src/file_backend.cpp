@@ -1,0 +1,327 @@
+#include "file_backend.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <sodium.h>
+
+#include "hashing.hpp"
+#include "target.hpp"
+#include "walk.hpp"
+
+namespace tether::file {
+namespace {
+
+namespace fs = std::filesystem;
+using sdk::BackendError;
+using sdk::Json;
+
+constexpr uint32_t kBaseCaps = sdk::kFingerprint | sdk::kCheapFingerprint | sdk::kDiff;
+
+bool is_listed(const sdk::State& s) {
+  std::string t = sdk::get_string(s, "type");
+  return t == "dir" || t == "prefix";
+}
+
+bool has_version(const sdk::State& s) {
+  auto it = s.find("version_id");
+  return it != s.end() && !it->is_null() && !(it->is_string() && it->get_ref<const std::string&>().empty());
+}
+
+std::string marker_path(const std::string& dir) { return join_path(dir, kOwnerMarker); }
+
+bool is_directory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string strip(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r\n\f\v");
+  if (b == std::string::npos) return {};
+  auto e = s.find_last_not_of(" \t\r\n\f\v");
+  return s.substr(b, e - b + 1);
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) throw BackendError("cannot write " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+FileBackend::FileBackend(const Json&, Options options) : cache_(options.racy_window_ns) {
+  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+}
+
+sdk::Description FileBackend::describe(sdk::Call&) {
+  sdk::Description d;
+  d.kind = "file";
+  d.maturity = "stable";
+  d.capabilities = kBaseCaps | sdk::kCreate;
+  d.local_path_keys = {"uri", "path"};
+  d.uri_keys = {"uri", "path"};
+  d.key_suffixes = std::vector<std::string>{};
+  d.safe_config_keys = {"storage_options"};
+  d.safe_option_keys = {{"storage_options", {"allow_http", "conditional_put", "region", "virtual_hosted_style_request"}}};
+  d.thread_safe = true;
+  return d;
+}
+
+void FileBackend::configure(sdk::Call&, const sdk::ConfigureRequest& r) { cache_.set_directory(r.cache_dir); }
+
+Json FileBackend::identity(sdk::Call&, const sdk::LocatorRequest& r) {
+  Target t = parse_target(r.locator);
+  return Json{{"uri", t.remote ? t.raw : t.path}};
+}
+
+void FileBackend::validate_locator(sdk::Call&, const sdk::LocatorRequest& r) {
+  local_target(r.locator);
+  refuse_at(r.locator);
+}
+
+uint32_t FileBackend::effective_capabilities(sdk::Call&, const sdk::PolicyRequest& r) {
+  Target t;
+  try {
+    t = parse_target(r.locator);
+  } catch (const sdk::Error&) {
+    return kBaseCaps;
+  }
+  if (!t.remote) return kBaseCaps | sdk::kCreate;
+  // Only a single object in a versioned bucket can be read back at a recorded state.
+  bool single = !t.path.empty() && t.path.back() != '/';
+  if (sdk::get_string(r.policy, "file", "immutable") == "versioned" && single) return kBaseCaps | sdk::kAddressable;
+  return kBaseCaps;
+}
+
+std::optional<std::string> FileBackend::default_key(sdk::Call&, const sdk::LocatorRequest& r) {
+  Target t = parse_target(r.locator);
+  // The last segment as written (no symlink resolution): `add /data/raw/` is key `raw`.
+  std::string p = t.remote ? t.path : t.file_uri ? t.path : fs::path(t.raw).lexically_normal().string();
+  while (!p.empty() && p.back() == '/') p.pop_back();
+  auto slash = p.find_last_of('/');
+  std::string key = slash == std::string::npos ? p : p.substr(slash + 1);
+  if (key.empty() || key == "." || key == "..") return std::nullopt;
+  return key;
+}
+
+bool FileBackend::state_addressable(sdk::Call&, const sdk::StateRequest& r) {
+  return !(sdk::get_string(r.state, "type") == "object" && !has_version(r.state));
+}
+
+sdk::State FileBackend::fingerprint(sdk::Call&, const sdk::FingerprintRequest& r) {
+  return fingerprint_locator(r.locator);  // no refs: a working_ref names nothing here
+}
+
+sdk::State FileBackend::fingerprint_locator(const sdk::Locator& locator) {
+  refuse_at(locator);
+  return fingerprint_path(local_target(locator).path);
+}
+
+sdk::State FileBackend::fingerprint_path(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) throw BackendError("path does not exist: " + path);
+    throw BackendError("cannot read " + path + ": " + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) return fingerprint_dir(path);
+  if (!S_ISREG(st.st_mode)) throw BackendError(path + " is neither a regular file nor a directory");
+  std::vector<HashJob> jobs(1);
+  jobs[0].path = path;
+  jobs[0].stat = {static_cast<uint64_t>(st.st_size),
+                  static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                  static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                  static_cast<uint64_t>(st.st_ino)};
+  cache_.fill(jobs);
+  return Json{{"type", "file"}, {"size", jobs[0].stat.size}, {"sha256", jobs[0].sha256}};
+}
+
+sdk::State FileBackend::fingerprint_dir(const std::string& root) {
+  std::vector<WalkEntry> entries = walk_directory(root);
+  std::vector<HashJob> jobs;
+  jobs.reserve(entries.size());
+  for (const WalkEntry& e : entries)
+    if (e.is_file) jobs.push_back(HashJob{join_path(root, e.rel), e.stat, {}});
+  cache_.fill(jobs);
+
+  auto rows = std::make_shared<Rows>();
+  rows->reserve(entries.size());
+  int64_t total = 0;
+  std::size_t j = 0;
+  for (WalkEntry& e : entries) {
+    if (e.is_file) {
+      int64_t size = static_cast<int64_t>(e.stat.size);
+      total += size;
+      rows->push_back(Row{std::move(e.rel), std::move(jobs[j++].sha256), size});
+    } else {
+      rows->push_back(Row{std::move(e.rel), std::move(e.link_token), 0});
+    }
+  }
+  sort_rows(*rows);
+  std::string digest = rows_digest(*rows);
+  Json state{{"type", "dir"}, {"count", rows->size()}, {"size", total}, {"digest", digest}};
+  remember(digest, std::move(rows));
+  return state;
+}
+
+void FileBackend::remember(const std::string& digest, std::shared_ptr<const Rows> rows) {
+  std::lock_guard lock(listings_mu_);
+  for (auto it = listings_.begin(); it != listings_.end(); ++it)
+    if (it->first == digest) {
+      listings_.erase(it);
+      break;
+    }
+  listings_.emplace_front(digest, std::move(rows));
+  while (listings_.size() > kListingCache) listings_.pop_back();
+}
+
+std::shared_ptr<const Rows> FileBackend::recall(const std::string& digest) {
+  std::lock_guard lock(listings_mu_);
+  for (auto it = listings_.begin(); it != listings_.end(); ++it)
+    if (it->first == digest) {
+      listings_.splice(listings_.begin(), listings_, it);
+      return listings_.front().second;
+    }
+  return nullptr;
+}
+
+sdk::VerifyReport FileBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
+  using sdk::VerifyStatus;
+  const sdk::State& state = r.state;
+  auto current = [&](std::string& error) -> std::optional<sdk::State> {
+    try {
+      return fingerprint_locator(r.locator);
+    } catch (const sdk::Error& e) {
+      error = e.what();
+      return std::nullopt;
+    }
+  };
+  std::string error;
+  if (sdk::get_string(state, "type") == "object" && !has_version(state) && !r.pin) {
+    auto now = current(error);
+    if (!now) return {VerifyStatus::Missing, error};
+    if (*now == state) return {VerifyStatus::Ok, "no version id: the bucket is not versioned"};
+    return {VerifyStatus::Missing,
+            "the object changed and no version id was recorded, so the recorded state cannot be read back"};
+  }
+  if (has_version(state)) {
+    if (!r.deep) return {VerifyStatus::Unknown, "pass --deep to confirm the version"};
+    return {VerifyStatus::Unknown, remote_unsupported_message(parse_target(r.locator))};
+  }
+  auto now = current(error);
+  if (!now) return {VerifyStatus::Missing, error};
+  if (*now == state) return {VerifyStatus::Ok, ""};
+  return {VerifyStatus::Drifted, "content changed since commit"};
+}
+
+Json FileBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
+  Target t = local_target(r.locator);
+  if (!r.read_only)
+    throw sdk::Unsupported("fork", "file objects open read-only: tether never writes through a file handle (" +
+                                       t.raw + ")");
+  Json handle{{"address", t.raw}, {"key", t.raw}, {"uri", t.raw}, {"read_only", true}};
+  if (r.target.kind == sdk::Source::Kind::State) {
+    const sdk::State& s = r.target.state;
+    if (has_version(s)) {
+      std::string v = s["version_id"].is_string() ? s["version_id"].get<std::string>() : s["version_id"].dump();
+      handle["version_id"] = v;
+      handle["address"] = t.raw + "#" + v;
+    } else if (sdk::get_string(s, "type") == "object") {
+      throw BackendError(t.raw +
+                         ": the recorded state has no version id (the bucket is not versioned), so it cannot be "
+                         "opened at that state");
+    }
+  }
+  return handle;
+}
+
+std::optional<std::string> FileBackend::listing(sdk::Call&, const sdk::StateRequest& r) {
+  if (!is_listed(r.state)) return std::nullopt;
+  std::string digest = sdk::get_string(r.state, "digest");
+  auto rows = recall(digest);
+  if (!rows) {
+    // Another process made this state, or it was evicted: walk again, and describe the
+    // directory only if it still holds exactly the recorded state.
+    sdk::State now = fingerprint_locator(r.locator);
+    if (sdk::get_string(now, "digest") != digest) return std::nullopt;
+    rows = recall(digest);
+    if (!rows) return std::nullopt;
+  }
+  return render_listing(*rows);
+}
+
+sdk::ObjectDiff FileBackend::diff(sdk::Call&, const sdk::DiffRequest& r) {
+  Target t = parse_target(r.locator);
+  return diff_states(t.raw, r.a, r.b, r.listing_a, r.listing_b);
+}
+
+sdk::State FileBackend::create(sdk::Call&, const sdk::CreateRequest& r) {
+  std::string path = local_target(r.locator, "create").path;
+  if (r.owner.empty() || r.owner.find_first_of("\r\n") != std::string::npos)
+    throw sdk::InvalidArgument("file create: the owner must be a dataset id on one line");
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) throw BackendError(path + " already exists; `create` never adopts it");
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) throw BackendError("cannot create " + path + ": " + ec.message());
+  write_file(marker_path(path), r.owner + "\n");
+  return fingerprint_path(path);
+}
+
+std::optional<std::string> FileBackend::owner(sdk::Call&, const sdk::LocatorRequest& r) {
+  std::string path = local_target(r.locator, "owner").path;
+  if (!is_directory(path)) return std::nullopt;
+  std::ifstream f(marker_path(path), std::ios::binary);
+  if (!f) return std::nullopt;
+  std::stringstream text;
+  text << f.rdbuf();
+  std::string id = strip(text.str());
+  if (id.empty()) return std::nullopt;
+  return id;
+}
+
+std::optional<bool> FileBackend::only_marker_left(const std::string& path) const {
+  if (!is_directory(path)) return std::nullopt;
+  std::error_code ec;
+  fs::directory_iterator it(path, ec);
+  if (ec) return std::nullopt;  // cannot tell: keep
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) return std::nullopt;
+    if (it->path().filename() != kOwnerMarker) return false;
+  }
+  return true;
+}
+
+std::optional<bool> FileBackend::is_ref_empty(sdk::Call&, const sdk::IsRefEmptyRequest& r) {
+  return only_marker_left(local_target(r.locator, "is_ref_empty").path);
+}
+
+void FileBackend::delete_store(sdk::Call&, const sdk::LocatorRequest& r) {
+  std::string path = local_target(r.locator, "delete_store").path;
+  if (only_marker_left(path) != std::optional<bool>(true)) throw BackendError(path + " is not empty; not removing it");
+  std::string marker = marker_path(path);
+  std::optional<std::string> saved;
+  if (std::ifstream f{marker, std::ios::binary}) {
+    std::stringstream text;
+    text << f.rdbuf();
+    saved = text.str();
+  }
+  if (saved && ::unlink(marker.c_str()) != 0 && errno != ENOENT)
+    throw BackendError("cannot remove " + marker + ": " + std::strerror(errno));
+  if (::rmdir(path.c_str()) != 0) {
+    int err = errno;
+    // Something appeared in the meantime: the store stays, and stays ours.
+    if (saved) write_file(marker, *saved);
+    throw BackendError("cannot remove " + path + ": " + std::strerror(err));
+  }
+}
+
+}  // namespace tether::file
