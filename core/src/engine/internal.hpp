@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/engine/repo.hpp"
 #include "tether/model/manifest.hpp"
 #include "tether/vcs/vcs.hpp"
 
@@ -16,18 +17,14 @@ namespace tether::engine {
 
 using Json = nlohmann::json;
 
-struct Secrets {
-  Json values = Json::object();        // the whole file; never printed
-  std::optional<std::string> warning;  // group/other-readable file
+// An advisory flock held until destruction (spec §7.1).
+struct Repo::Lock {
+  int fd = -1;
+  ~Lock();
 };
-// `.tether/secrets.toml` (missing: empty). Syntax errors never quote the file's content.
-Secrets read_secrets(const std::filesystem::path& path);
+
 // secrets [vcs] git_path, then $TETHER_GIT, else "" (git on PATH).
 std::string git_executable(const Json& secrets);
-
-// spec §2.10: `.tether/.gitignore` lists the per-checkout files. With only_present, only
-// entries for files that exist are added, and nothing is written otherwise.
-void ensure_ignored(const std::filesystem::path& tether_dir, bool only_present);
 
 // Refuse a checkout whose VCS tracks per-checkout files (secrets, workspace, op log).
 void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::string& tether_vcs_dir);

@@ -22,6 +22,8 @@
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"
 #include "tether/model/fsutil.hpp"
+#include "tether/model/gitignore.hpp"
+#include "tether/model/secrets.hpp"
 #include "tether/model/hash.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/toml.hpp"
@@ -40,15 +42,12 @@ bool StatusReport::has_error() const {
 
 // ---- locks -----------------------------------------------------------------------------------
 
-struct Repo::Lock {
-  int fd = -1;
-  ~Lock() {
-    if (fd >= 0) {
-      flock(fd, LOCK_UN);
-      close(fd);
-    }
+Repo::Lock::~Lock() {
+  if (fd >= 0) {
+    flock(fd, LOCK_UN);
+    close(fd);
   }
-};
+}
 
 namespace {
 
@@ -126,12 +125,12 @@ std::unique_ptr<Repo> Repo::open(const fs::path& start) {
     throw ConfigError(model::missing_dataset_id_message());
   repo->dataset_id_ = *repo->config_.dataset_id;
 
-  auto secrets = read_secrets(repo->tether_dir() / "secrets.toml");
-  repo->secrets_ = std::move(secrets.values);
+  auto secrets = model::read_secrets(repo->tether_dir() / "secrets.toml");
+  repo->secrets_ = secrets.secrets.data();
   if (secrets.warning) repo->warnings_.push_back(*secrets.warning);
 
   repo->vcs_ = vcs::detect_vcs(repo->root_, git_executable(repo->secrets_));
-  ensure_ignored(repo->tether_dir(), /*only_present=*/true);
+  model::ensure_ignored(repo->tether_dir(), /*only_present=*/true);
   refuse_tracked_checkout_files(*repo->vcs_, repo->vcs_path(".tether"));
   repo->reload();
 
@@ -176,9 +175,9 @@ InitResult Repo::init(const fs::path& path) {
   // Find the VCS before writing anything, so a refusal leaves nothing behind.
   fs::path probe = root;
   while (!fs::exists(probe) && probe.has_parent_path() && probe != probe.parent_path()) probe = probe.parent_path();
-  auto vcs = vcs::detect_vcs(probe, git_executable(read_secrets(root / ".tether" / "secrets.toml").values));
+  auto vcs = vcs::detect_vcs(probe, git_executable(model::read_secrets(root / ".tether" / "secrets.toml").secrets.data()));
   fs::create_directories(root / ".tether" / "objects");
-  ensure_ignored(root / ".tether", /*only_present=*/false);
+  model::ensure_ignored(root / ".tether", /*only_present=*/false);
 
   model::RepoConfig cfg;
   cfg.version = model::kConfigVersion;

@@ -27,50 +27,11 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return out;
 }
 
-Secrets read_secrets(const fs::path& path) {
-  Secrets s;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return s;
-  if (st.st_mode & 077)
-    s.warning = path.string() + " is readable by other users; `chmod 600` it -- it may hold credentials";
-  s.values = model::parse_toml(model::read_file(path), path.string(), /*redact=*/true);
-  return s;
-}
-
 std::string git_executable(const Json& secrets) {
   if (auto v = secrets.find("vcs"); v != secrets.end() && v->is_object())
     if (auto g = v->find("git_path"); g != v->end() && g->is_string()) return g->get<std::string>();
   if (const char* env = std::getenv("TETHER_GIT"); env && *env) return env;
   return "";
-}
-
-namespace {
-constexpr const char* kIgnored[] = {"workspace.toml", "ops.jsonl", "cache", "lock", "secrets.toml"};
-}
-
-void ensure_ignored(const fs::path& tether_dir, bool only_present) {
-  fs::path gi = tether_dir / ".gitignore";
-  std::error_code ec;
-  bool exists = fs::exists(gi, ec);
-  std::string text = exists ? model::read_file(gi) : std::string();
-  std::vector<std::string> lines;
-  {
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
-  }
-  std::string add;
-  for (const char* name : kIgnored) {
-    std::string entry = std::string("/") + name;
-    bool listed = false;
-    for (const auto& l : lines)
-      if (l == entry) listed = true;
-    if (listed) continue;
-    if (only_present && !fs::exists(tether_dir / name, ec)) continue;
-    add += entry + "\n";
-  }
-  if (add.empty() && (exists || only_present)) return;
-  if (!text.empty() && text.back() != '\n') text += "\n";
-  model::atomic_write_file(gi, text + add);
 }
 
 void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::string& tether_vcs_dir) {
