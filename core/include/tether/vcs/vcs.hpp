@@ -1,0 +1,109 @@
+// tether/vcs/vcs.hpp: what the engine needs from the version-control system (spec §5).
+//
+// The engine depends on VcsAdapter only; detect_vcs() picks the implementation (git today).
+// Paths handed to and returned by an adapter are relative to the VCS root (root()), use '/'
+// as separator and never start with '/'. "" means the root itself. Revisions are opaque
+// strings in the VCS's own syntax (spec §5.3); commit ids are full lowercase hex.
+//
+// Every method is safe to call from several threads; the adapter serialises what needs it.
+// Failures are VcsError (tether/errors.hpp) with a message naming the thing that failed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tether::vcs {
+
+// path (relative to the directory that was read) -> file content (raw bytes).
+using FileMap = std::map<std::string, std::string>;
+
+struct CommitInfo {
+  std::string id;                    // full commit id
+  std::vector<std::string> parents;  // full ids, in order
+  std::int64_t time = 0;             // committer time, seconds since the epoch
+  std::int64_t author_time = 0;      // author time, seconds since the epoch
+  std::string author_name;
+  std::string author_email;
+  std::string summary;               // first paragraph of the message, on one line
+  std::string message;               // the whole message
+};
+
+struct HistoryQuery {
+  std::string rev = "HEAD";  // where to start; ignored when `all`
+  bool all = false;          // every ref and every worktree's HEAD, like `git rev-list --all`
+  std::size_t limit = 0;     // at most this many commits; 0 = no limit
+  // Only commits that change something under one of these paths, i.e. differ there from
+  // every parent (a root commit counts when it has any of them). Empty = every commit.
+  std::vector<std::string> paths;
+};
+
+class VcsAdapter {
+ public:
+  virtual ~VcsAdapter() = default;
+
+  // "git".
+  virtual std::string kind() const = 0;
+  // Top of the working tree (absolute, no trailing slash).
+  virtual std::filesystem::path root() const = 0;
+  // The dataset root relative to root(): "" or "sub/dir".
+  virtual std::string rel() const = 0;
+  // Where repository-wide files live (git: the common dir, shared by worktrees).
+  virtual std::filesystem::path shared_dir() const = 0;
+
+  // ---- reads (in-process) ----
+  // The commit a revision names. Unknown -> VcsError `unknown revision '<rev>'`.
+  virtual std::string resolve(const std::string& rev) const = 0;
+  // The checked-out commit; nullopt on an unborn branch (no commit yet).
+  virtual std::optional<std::string> head() const = 0;
+  // The checked-out branch (also when unborn); nullopt when HEAD is detached.
+  virtual std::optional<std::string> current_branch() const = 0;
+  // Local branches -> commit id.
+  virtual std::map<std::string, std::string> branches() const = 0;
+
+  // Content of one file at a revision; nullopt when absent or not a regular file.
+  virtual std::optional<std::string> read_file(const std::string& rev, const std::string& path) const = 0;
+  // Every regular file under `dir` at a revision, recursively, keyed by its path relative to
+  // `dir`. A missing `dir` gives an empty map. Symlinks and submodules are skipped.
+  virtual FileMap read_tree_files(const std::string& rev, const std::string& dir) const = 0;
+  // Same as read_tree_files, shared and cached by tree id: call it for every commit of a
+  // history walk; unchanged directories cost one lookup and each blob is read once.
+  virtual std::shared_ptr<const FileMap> manifests_at(const std::string& rev, const std::string& dir) const = 0;
+
+  // Commits newest first (children before parents, then by commit time).
+  virtual std::vector<CommitInfo> history(const HistoryQuery& query) const = 0;
+  // Full ids of every commit reachable from any ref or worktree HEAD (`rev-list --all`).
+  virtual std::vector<std::string> all_commit_ids() const = 0;
+  // Spec §3.10: sha256 of the sorted `all_commit_ids()` joined by "\n", first 16 hex digits.
+  virtual std::string history_digest() const = 0;
+  // Whether `ancestor` is `descendant` or one of its ancestors (both revisions).
+  virtual bool is_ancestor(const std::string& ancestor, const std::string& descendant) const = 0;
+
+  // True when any path under `paths` differs between HEAD, the index and the working tree,
+  // including untracked files that are not ignored.
+  virtual bool is_dirty(const std::vector<std::string>& paths) const = 0;
+  // Those of `paths` that the VCS tracks (a directory counts when it tracks a file in it).
+  virtual std::vector<std::string> tracked(const std::vector<std::string>& paths) const = 0;
+
+  // ---- writes (through the VCS executable, so hooks, signing and identity apply) ----
+  // Stages exactly `paths` (additions, changes and deletions) and commits only them, leaving
+  // anything else staged or modified as it was. Returns the new commit id, or nullopt when
+  // the paths hold no change. Paths that neither exist nor are tracked are skipped.
+  virtual std::optional<std::string> commit(const std::vector<std::string>& paths, const std::string& message) = 0;
+  // Creates branch `name` at HEAD and checks it out (init on a detached HEAD).
+  virtual void create_branch_and_switch(const std::string& name) = 0;
+};
+
+// Finds the git working tree containing `dataset_root` (searching upward; linked worktrees
+// work). Throws VcsError `no git repository found at or above <path>` when there is none.
+// `git_executable` is what runs the writes: from secrets `[vcs] git_path` or TETHER_GIT as the
+// caller resolved them; "" = `git` on PATH.
+std::unique_ptr<VcsAdapter> detect_vcs(const std::filesystem::path& dataset_root,
+                                       const std::string& git_executable = "");
+
+}  // namespace tether::vcs

@@ -1,0 +1,68 @@
+// vcs/git_adapter.hpp: VcsAdapter for git. Reads go through libgit2 in-process (GitReader),
+// writes through the user's `git` executable (GitCommand) so hooks, signing and identity
+// apply to the commits tether makes.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "tether/vcs/vcs.hpp"
+#include "vcs/git_command.hpp"
+#include "vcs/git_reader.hpp"
+
+namespace tether::vcs {
+
+class GitAdapter : public VcsAdapter {
+ public:
+  // Opens the working tree containing `dataset_root`; see detect_vcs().
+  GitAdapter(const std::filesystem::path& dataset_root, const std::string& git_executable);
+
+  std::string kind() const override { return "git"; }
+  std::filesystem::path root() const override { return reader_.root(); }
+  std::string rel() const override { return rel_; }
+  std::filesystem::path shared_dir() const override { return reader_.shared_dir(); }
+
+  std::string resolve(const std::string& rev) const override { return reader_.resolve(rev); }
+  std::optional<std::string> head() const override { return reader_.head(); }
+  std::optional<std::string> current_branch() const override { return reader_.current_branch(); }
+  std::map<std::string, std::string> branches() const override { return reader_.branches(); }
+
+  std::optional<std::string> read_file(const std::string& rev, const std::string& path) const override {
+    return reader_.read_file(rev, path);
+  }
+  FileMap read_tree_files(const std::string& rev, const std::string& dir) const override {
+    return *reader_.files_at(rev, dir);
+  }
+  std::shared_ptr<const FileMap> manifests_at(const std::string& rev, const std::string& dir) const override {
+    return reader_.files_at(rev, dir);
+  }
+
+  std::vector<CommitInfo> history(const HistoryQuery& query) const override { return reader_.history(query); }
+  std::vector<std::string> all_commit_ids() const override { return reader_.all_commit_ids(); }
+  std::string history_digest() const override;
+  bool is_ancestor(const std::string& ancestor, const std::string& descendant) const override {
+    return reader_.is_ancestor(ancestor, descendant);
+  }
+
+  bool is_dirty(const std::vector<std::string>& paths) const override { return reader_.is_dirty(paths); }
+  std::vector<std::string> tracked(const std::vector<std::string>& paths) const override {
+    return reader_.tracked(paths);
+  }
+
+  std::optional<std::string> commit(const std::vector<std::string>& paths, const std::string& message) override;
+  void create_branch_and_switch(const std::string& name) override;
+
+  // How much the history caches saved; for tests and benchmarks.
+  CacheStats cache_stats() const { return reader_.cache_stats(); }
+  const GitCommand& git() const { return git_; }
+
+ private:
+  GitReader reader_;
+  GitCommand git_;
+  std::string rel_;
+};
+
+// sha256 of `text` as lowercase hex (OpenSSL).
+std::string sha256_hex(const std::string& text);
+
+}  // namespace tether::vcs

@@ -1,0 +1,455 @@
+// Tests for the git adapter against real repositories made with the git command.
+#include "vcs/git_adapter.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tether/errors.hpp"
+#include "tether/vcs/process.hpp"
+
+namespace fs = std::filesystem;
+using namespace tether::vcs;
+
+namespace {
+
+// Identity and configuration for every git the tests run, ours and the adapter's: CI has no
+// user identity, and a developer's global config (signing, hooks) must not leak in.
+struct GitTestEnvironment {
+  GitTestEnvironment() {
+    ::setenv("GIT_AUTHOR_NAME", "Tether Test", 1);
+    ::setenv("GIT_AUTHOR_EMAIL", "test@tether.invalid", 1);
+    ::setenv("GIT_COMMITTER_NAME", "Tether Test", 1);
+    ::setenv("GIT_COMMITTER_EMAIL", "test@tether.invalid", 1);
+    ::setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+    ::setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+  }
+};
+const GitTestEnvironment git_test_environment;
+
+class TempRepo {
+ public:
+  TempRepo() {
+    std::string tmpl = (fs::temp_directory_path() / "tether-vcs-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = fs::canonical(tmpl);
+    git({"init", "-q", "-b", "main"});
+  }
+  ~TempRepo() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  TempRepo(const TempRepo&) = delete;
+  TempRepo& operator=(const TempRepo&) = delete;
+
+  const fs::path& dir() const { return dir_; }
+
+  std::string git(const std::vector<std::string>& args, const fs::path& cwd = {}) const {
+    std::vector<std::string> argv = {"git"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessOptions options;
+    options.cwd = cwd.empty() ? dir_ : cwd;
+    auto r = run_process(argv, options);
+    if (!r.ok()) throw std::runtime_error("test git failed: " + join_argv(argv) + ": " + r.err);
+    std::string out = r.out;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+  }
+
+  void write(const std::string& rel, const std::string& content) const {
+    fs::create_directories((dir_ / rel).parent_path());
+    std::ofstream(dir_ / rel, std::ios::binary) << content;
+  }
+
+  std::string commit_all(const std::string& message) const {
+    git({"add", "-A"});
+    git({"commit", "-q", "-m", message});
+    return git({"rev-parse", "HEAD"});
+  }
+
+  std::vector<std::string> files_in(const std::string& rev) const {
+    std::istringstream in(git({"ls-tree", "-r", "--name-only", rev}));
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  }
+
+ private:
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_CASE("detect_vcs finds the work tree from a subdirectory and computes rel") {
+  TempRepo repo;
+  repo.write("data/set/tether.toml", "version = 5\n");
+  repo.commit_all("first");
+  auto vcs = detect_vcs(repo.dir() / "data" / "set");
+  CHECK(vcs->kind() == "git");
+  CHECK(vcs->root() == repo.dir());
+  CHECK(vcs->rel() == "data/set");
+  CHECK(fs::equivalent(vcs->shared_dir(), repo.dir() / ".git"));
+  CHECK(detect_vcs(repo.dir())->rel() == "");
+}
+
+TEST_CASE("detect_vcs outside any repository names the path") {
+  std::string tmpl = (fs::temp_directory_path() / "tether-novcs-XXXXXX").string();
+  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  // A ceiling is not needed: /tmp is not inside a repository on the machines we test on.
+  CHECK_THROWS_WITH_AS(detect_vcs(tmpl), ("no git repository found at or above " + tmpl).c_str(), tether::VcsError);
+  fs::remove_all(tmpl);
+}
+
+TEST_CASE("resolve understands git revision syntax and rejects unknown revisions") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.git({"tag", "-a", "v1", "-m", "annotated"});
+  repo.write("a.txt", "2");
+  std::string c2 = repo.commit_all("two");
+  repo.git({"branch", "side", c1});
+  repo.write("a.txt", "3");
+  std::string c3 = repo.commit_all("three");
+  auto vcs = detect_vcs(repo.dir());
+  CHECK(vcs->resolve("HEAD") == c3);
+  CHECK(vcs->resolve("HEAD~2") == c1);
+  CHECK(vcs->resolve("HEAD^") == c2);
+  CHECK(vcs->resolve("main") == c3);
+  CHECK(vcs->resolve("side") == c1);
+  CHECK(vcs->resolve("v1") == c1);  // an annotated tag peels to its commit
+  CHECK(vcs->resolve(c2.substr(0, 8)) == c2);
+  CHECK(vcs->resolve(c2) == c2);
+  CHECK_THROWS_WITH_AS(vcs->resolve("nope"), "unknown revision 'nope'", tether::VcsError);
+  CHECK_THROWS_WITH_AS(vcs->resolve("--all"), "unknown revision '--all'", tether::VcsError);
+  CHECK_THROWS_AS(vcs->resolve("HEAD~5"), tether::VcsError);
+  CHECK(vcs->is_ancestor(c1, c3));
+  CHECK(vcs->is_ancestor(c3, c3));
+  CHECK_FALSE(vcs->is_ancestor(c3, c1));
+  CHECK(vcs->branches() == std::map<std::string, std::string>{{"main", c3}, {"side", c1}});
+}
+
+TEST_CASE("head and current_branch on unborn, attached and detached HEAD") {
+  TempRepo repo;
+  auto vcs = detect_vcs(repo.dir());
+  CHECK_FALSE(vcs->head().has_value());
+  CHECK(vcs->current_branch() == std::optional<std::string>("main"));
+  CHECK_THROWS_WITH_AS(vcs->resolve("HEAD"), "unknown revision 'HEAD'", tether::VcsError);
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  repo.git({"switch", "-q", "--detach", "HEAD"});
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  CHECK_FALSE(vcs->current_branch().has_value());
+
+  vcs->create_branch_and_switch("trunk");
+  CHECK(vcs->current_branch() == std::optional<std::string>("trunk"));
+  CHECK(repo.git({"symbolic-ref", "--short", "HEAD"}) == "trunk");
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  CHECK_THROWS_AS(vcs->create_branch_and_switch("-x"), tether::VcsError);
+  CHECK_THROWS_AS(vcs->create_branch_and_switch("a..b"), tether::VcsError);
+  CHECK_THROWS_WITH_AS(vcs->create_branch_and_switch("main"),
+                       doctest::Contains("command failed (git switch --create=main): fatal:"), tether::VcsError);
+}
+
+TEST_CASE("read_file and read_tree_files return the content at a revision") {
+  TempRepo repo;
+  repo.write("ds/.tether/objects/a.toml", "a1");
+  repo.write("ds/.tether/objects/nested/b.toml", "b1");
+  repo.write("ds/other.txt", "x");
+  std::string c1 = repo.commit_all("one");
+  repo.write("ds/.tether/objects/a.toml", "a2");
+  fs::remove(repo.dir() / "ds/.tether/objects/nested/b.toml");
+  repo.commit_all("two");
+  repo.write("ds/.tether/objects/a.toml", "uncommitted");
+  auto vcs = detect_vcs(repo.dir() / "ds");
+
+  CHECK(vcs->read_file(c1, "ds/.tether/objects/a.toml") == std::optional<std::string>("a1"));
+  CHECK(vcs->read_file("HEAD", "ds/.tether/objects/a.toml") == std::optional<std::string>("a2"));
+  CHECK_FALSE(vcs->read_file("HEAD", "ds/.tether/objects/nested/b.toml").has_value());
+  CHECK_FALSE(vcs->read_file("HEAD", "ds/.tether").has_value());  // a directory is not a file
+  CHECK_FALSE(vcs->read_file("HEAD", "").has_value());
+
+  FileMap at1 = vcs->read_tree_files("HEAD~1", "ds/.tether/objects");
+  CHECK(at1 == FileMap{{"a.toml", "a1"}, {"nested/b.toml", "b1"}});
+  CHECK(vcs->read_tree_files("HEAD", "ds/.tether/objects") == FileMap{{"a.toml", "a2"}});
+  CHECK(vcs->read_tree_files("HEAD", "ds/missing").empty());
+  CHECK(vcs->read_tree_files("HEAD", "ds/other.txt").empty());  // not a directory
+  CHECK(vcs->read_tree_files("HEAD", "").size() == 2);
+  CHECK_THROWS_AS(vcs->read_tree_files("nope", "ds"), tether::VcsError);
+}
+
+TEST_CASE("manifests_at reads each tree and blob once across a history walk") {
+  TempRepo repo;
+  repo.write("ds/.tether/objects/a.toml", "a");
+  repo.write("ds/.tether/objects/deep/b.toml", "b");
+  std::string c1 = repo.commit_all("one");
+  repo.write("ds/unrelated.txt", "change outside the manifests");
+  std::string c2 = repo.commit_all("two");
+  repo.write("ds/.tether/objects/a.toml", "a2");
+  std::string c3 = repo.commit_all("three");
+
+  GitAdapter vcs(repo.dir() / "ds", "");
+  auto m1 = vcs.manifests_at(c1, "ds/.tether/objects");
+  auto stats1 = vcs.cache_stats();
+  CHECK(stats1.trees_read == 2);
+  CHECK(stats1.blobs_read == 2);
+  auto m2 = vcs.manifests_at(c2, "ds/.tether/objects");
+  CHECK(m2.get() == m1.get());  // the same subtree: the cached map itself
+  CHECK(vcs.cache_stats().trees_read == 2);
+  CHECK(vcs.cache_stats().blobs_read == 2);
+  CHECK(vcs.cache_stats().tree_hits == stats1.tree_hits + 1);
+
+  auto m3 = vcs.manifests_at(c3, "ds/.tether/objects");
+  CHECK(*m3 == FileMap{{"a.toml", "a2"}, {"deep/b.toml", "b"}});
+  // Only the changed top tree and the new blob are read; `deep/` comes from the cache.
+  CHECK(vcs.cache_stats().trees_read == 3);
+  CHECK(vcs.cache_stats().blobs_read == 3);
+  CHECK(*m1 == FileMap{{"a.toml", "a"}, {"deep/b.toml", "b"}});
+  CHECK(*m1 == vcs.read_tree_files(c1, "ds/.tether/objects"));
+}
+
+TEST_CASE("history is newest first, limited, path-filtered and walks every ref with all") {
+  TempRepo repo;
+  repo.write("ds/m.toml", "1");
+  std::string c1 = repo.commit_all("one\n\nbody of one");
+  repo.write("elsewhere.txt", "x");
+  std::string c2 = repo.commit_all("two");
+  repo.write("ds/m.toml", "2");
+  std::string c3 = repo.commit_all("three");
+  repo.git({"switch", "-q", "-c", "side", c1});
+  repo.write("side.txt", "s");
+  std::string s1 = repo.commit_all("side one");
+  repo.git({"tag", "lightweight"});
+  repo.git({"switch", "-q", "main"});
+  repo.git({"branch", "-D", "side"});  // the tag keeps s1 reachable
+  auto vcs = detect_vcs(repo.dir());
+
+  auto ids = [](const std::vector<CommitInfo>& cs) {
+    std::vector<std::string> out;
+    for (const auto& c : cs) out.push_back(c.id);
+    return out;
+  };
+  auto h = vcs->history({});
+  CHECK(ids(h) == std::vector<std::string>{c3, c2, c1});
+  CHECK(h[0].summary == "three");
+  CHECK(h[0].parents == std::vector<std::string>{c2});
+  CHECK(h[2].parents.empty());
+  CHECK(h[2].summary == "one");
+  CHECK(h[2].message == "one\n\nbody of one\n");
+  CHECK(h[2].author_name == "Tether Test");
+  CHECK(h[2].author_email == "test@tether.invalid");
+  CHECK(h[0].time > 0);
+
+  CHECK(ids(vcs->history({.rev = "HEAD", .all = false, .limit = 2, .paths = {}})) == std::vector<std::string>{c3, c2});
+  CHECK(ids(vcs->history({.rev = "HEAD~1", .all = false, .limit = 0, .paths = {}})) ==
+        std::vector<std::string>{c2, c1});
+  CHECK(ids(vcs->history({.rev = "HEAD", .all = false, .limit = 0, .paths = {"ds"}})) ==
+        std::vector<std::string>{c3, c1});
+  CHECK(ids(vcs->history({.rev = "HEAD", .all = false, .limit = 0, .paths = {"ds/m.toml"}})) ==
+        std::vector<std::string>{c3, c1});
+
+  auto all = ids(vcs->history({.rev = "", .all = true, .limit = 0, .paths = {}}));
+  CHECK(std::set<std::string>(all.begin(), all.end()) == std::set<std::string>{c1, c2, c3, s1});
+  CHECK(all.back() == c1);  // parents after children
+}
+
+TEST_CASE("all_commit_ids and history_digest agree with git rev-list --all, worktrees included") {
+  TempRepo repo;
+  repo.write("a", "1");
+  repo.commit_all("one");
+  repo.write("a", "2");
+  std::string c2 = repo.commit_all("two");
+  repo.git({"tag", "-a", "rel/v2", "-m", "nested annotated tag"});
+  repo.git({"switch", "-q", "-c", "feature/x"});
+  repo.write("b", "1");
+  repo.commit_all("feature");
+  repo.git({"switch", "-q", "main"});
+  // A linked worktree with a detached commit that no ref names: only its HEAD keeps it.
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", "--detach", wt.string(), c2});
+  repo.write("../" + repo.dir().filename().string() + "-wt/c", "wt");
+  repo.git({"add", "c"}, wt);
+  repo.git({"commit", "-q", "-m", "worktree only"}, wt);
+  std::string wt_commit = repo.git({"rev-parse", "HEAD"}, wt);
+
+  std::istringstream in(repo.git({"rev-list", "--all"}));
+  std::set<std::string> expected;
+  for (std::string line; std::getline(in, line);) expected.insert(line);
+  REQUIRE(expected.count(wt_commit) == 1);
+
+  for (const fs::path& start : {repo.dir(), wt}) {
+    auto vcs = detect_vcs(start);
+    auto ids = vcs->all_commit_ids();
+    CHECK(std::set<std::string>(ids.begin(), ids.end()) == expected);
+    CHECK(ids.size() == expected.size());
+    // Independent digest: sort, join without the trailing newline, sha256sum.
+    ProcessOptions options;
+    options.cwd = start;
+    auto r = run_process({"sh", "-c", "printf '%s' \"$(git rev-list --all | LC_ALL=C sort)\" | sha256sum"}, options);
+    REQUIRE(r.ok());
+    CHECK(vcs->history_digest() == r.out.substr(0, 16));
+  }
+  auto in_wt = detect_vcs(wt);
+  CHECK(in_wt->root() == fs::canonical(wt));
+  CHECK(in_wt->head() == std::optional<std::string>(wt_commit));
+  CHECK(fs::equivalent(in_wt->shared_dir(), repo.dir() / ".git"));
+  fs::remove_all(wt);
+}
+
+TEST_CASE("is_dirty sees changes and untracked files under the paths only") {
+  TempRepo repo;
+  repo.write("ds/tether.toml", "v");
+  repo.write("ds/.tether/objects/a.toml", "a");
+  repo.write(".gitignore", "*.ignored\n");
+  repo.write("outside.txt", "o");
+  repo.commit_all("one");
+  auto vcs = detect_vcs(repo.dir() / "ds");
+  std::vector<std::string> paths = {"ds/.tether/objects", "ds/tether.toml"};
+  CHECK_FALSE(vcs->is_dirty(paths));
+
+  repo.write("outside.txt", "changed");
+  repo.write("elsewhere/new.txt", "n");
+  repo.write("ds/.tether/objects/x.ignored", "i");
+  CHECK_FALSE(vcs->is_dirty(paths));  // outside the paths or ignored
+
+  repo.write("ds/.tether/objects/sub/new.toml", "n");
+  CHECK(vcs->is_dirty(paths));  // untracked, in a new directory
+  fs::remove_all(repo.dir() / "ds/.tether/objects/sub");
+  CHECK_FALSE(vcs->is_dirty(paths));
+
+  repo.write("ds/tether.toml", "v2");
+  CHECK(vcs->is_dirty(paths));
+  repo.git({"add", "ds/tether.toml"});
+  CHECK(vcs->is_dirty(paths));  // staged counts too
+  repo.git({"commit", "-q", "-m", "two", "--", "ds/tether.toml"});
+  CHECK_FALSE(vcs->is_dirty(paths));
+
+  fs::remove(repo.dir() / "ds/.tether/objects/a.toml");
+  CHECK(vcs->is_dirty(paths));  // a deletion
+}
+
+TEST_CASE("tracked reports files and directories the index holds") {
+  TempRepo repo;
+  repo.write("ds/.tether/objects/a.toml", "a");
+  repo.write("ds/.tether/secrets.toml", "s");
+  repo.commit_all("one");
+  repo.write("ds/.tether/ops.jsonl", "untracked");
+  auto vcs = detect_vcs(repo.dir() / "ds");
+  CHECK(vcs->tracked({"ds/.tether/secrets.toml", "ds/.tether/ops.jsonl", "ds/.tether/objects", "ds/.teth",
+                      "ds/.tether/objects/a.toml", "nothing"}) ==
+        std::vector<std::string>{"ds/.tether/secrets.toml", "ds/.tether/objects", "ds/.tether/objects/a.toml"});
+  repo.git({"rm", "-q", "--cached", "ds/.tether/secrets.toml"});
+  CHECK(vcs->tracked({"ds/.tether/secrets.toml"}).empty());
+}
+
+TEST_CASE("commit records exactly the given paths and leaves the rest of the index alone") {
+  TempRepo repo;
+  repo.write("ds/tether.toml", "v1");
+  repo.write("ds/.tether/objects/a.toml", "a1");
+  repo.write("ds/.tether/objects/gone.toml", "g");
+  repo.write("staged.txt", "s1");
+  repo.write("unstaged.txt", "u1");
+  std::string base = repo.commit_all("base");
+
+  repo.write("ds/tether.toml", "v2");
+  repo.write("ds/.tether/objects/new/b.toml", "b1");
+  fs::remove(repo.dir() / "ds/.tether/objects/gone.toml");
+  repo.write("staged.txt", "s2");
+  repo.git({"add", "staged.txt"});
+  repo.write("unstaged.txt", "u2");
+  repo.write("untracked.txt", "t");
+
+  auto vcs = detect_vcs(repo.dir() / "ds");
+  std::vector<std::string> paths = {"ds/.tether/objects", "ds/.tether/.gitignore", "ds/tether.toml",
+                                    "ds/.tether/listings"};
+  auto id = vcs->commit(paths, "-m looks like an option");
+  REQUIRE(id.has_value());
+  CHECK(*id == repo.git({"rev-parse", "HEAD"}));
+  CHECK(repo.git({"rev-parse", "HEAD^"}) == base);
+  CHECK(repo.git({"log", "-1", "--format=%B"}) == "-m looks like an option");
+  CHECK(repo.git({"diff", "--name-status", "HEAD^", "HEAD"}) ==
+        "D\tds/.tether/objects/gone.toml\nA\tds/.tether/objects/new/b.toml\nM\tds/tether.toml");
+  // Still staged, still modified, still untracked.
+  CHECK(repo.git({"diff", "--cached", "--name-only"}) == "staged.txt");
+  CHECK(repo.git({"diff", "--name-only"}) == "unstaged.txt");
+  CHECK(repo.git({"ls-files", "--others", "--exclude-standard"}) == "untracked.txt");
+  CHECK(vcs->read_file(*id, "ds/.tether/objects/new/b.toml") == std::optional<std::string>("b1"));
+  CHECK_FALSE(vcs->is_dirty(paths));
+
+  // Nothing changed under the paths: no commit.
+  CHECK_FALSE(vcs->commit(paths, "again").has_value());
+  CHECK(repo.git({"rev-parse", "HEAD"}) == *id);
+}
+
+TEST_CASE("commit makes the first commit of an unborn branch") {
+  TempRepo repo;
+  repo.write("tether.toml", "v1");
+  repo.write(".tether/objects/a.toml", "a");
+  repo.write("other.txt", "not ours");
+  auto vcs = detect_vcs(repo.dir());
+  auto id = vcs->commit({".tether/objects", "tether.toml"}, "init");
+  REQUIRE(id.has_value());
+  CHECK(vcs->head() == id);
+  CHECK(repo.files_in("HEAD") == std::vector<std::string>{".tether/objects/a.toml", "tether.toml"});
+  CHECK(repo.git({"ls-files", "--others"}) == "other.txt");
+}
+
+TEST_CASE("a commit the hook rejects is an error quoting git and unstages our paths") {
+  TempRepo repo;
+  repo.write("tether.toml", "v1");
+  repo.write("keep.txt", "k1");
+  std::string base = repo.commit_all("base");
+  repo.write(".git/hooks/pre-commit", "#!/bin/sh\necho 'hook says no' >&2\nexit 1\n");
+  fs::permissions(repo.dir() / ".git/hooks/pre-commit", fs::perms::owner_all);
+  repo.write("tether.toml", "v2");
+  repo.write("keep.txt", "k2");
+  repo.git({"add", "keep.txt"});
+
+  auto vcs = detect_vcs(repo.dir());
+  CHECK_THROWS_WITH_AS(vcs->commit({"tether.toml"}, "msg"), doctest::Contains("hook says no"), tether::VcsError);
+  CHECK(repo.git({"rev-parse", "HEAD"}) == base);
+  CHECK(repo.git({"diff", "--cached", "--name-only"}) == "keep.txt");
+  CHECK(repo.git({"diff", "--name-only"}) == "tether.toml");
+}
+
+TEST_CASE("commit runs the given git executable and reports a missing one") {
+  TempRepo repo;
+  repo.write("tether.toml", "v1");
+  GitAdapter vcs(repo.dir(), "/nonexistent/git");
+  CHECK_THROWS_WITH_AS(vcs.commit({"tether.toml"}, "m"), "executable not found: /nonexistent/git", tether::VcsError);
+}
+
+TEST_CASE("the git environment of an outer process cannot redirect tether's git") {
+  TempRepo repo;
+  TempRepo decoy;
+  repo.write("tether.toml", "v1");
+  ::setenv("GIT_DIR", (decoy.dir() / ".git").c_str(), 1);
+  ::setenv("GIT_INDEX_FILE", (decoy.dir() / ".git" / "index").c_str(), 1);
+  std::optional<std::string> id;
+  try {
+    id = detect_vcs(repo.dir())->commit({"tether.toml"}, "m");
+  } catch (...) {
+    ::unsetenv("GIT_DIR");
+    ::unsetenv("GIT_INDEX_FILE");
+    throw;
+  }
+  ::unsetenv("GIT_DIR");
+  ::unsetenv("GIT_INDEX_FILE");
+  REQUIRE(id.has_value());
+  CHECK(repo.git({"rev-parse", "HEAD"}) == *id);
+  CHECK(decoy.git({"rev-list", "--all"}).empty());
+}
+
+TEST_CASE("parse_git_version reads git banners") {
+  CHECK(parse_git_version("git version 2.39.5") == std::optional<std::vector<int>>({2, 39, 5}));
+  CHECK(parse_git_version("git version 2.38") == std::optional<std::vector<int>>({2, 38, 0}));
+  CHECK_FALSE(parse_git_version("not a version").has_value());
+}
+
+TEST_CASE("sha256_hex matches a known vector") {
+  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}

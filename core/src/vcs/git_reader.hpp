@@ -1,0 +1,80 @@
+// vcs/git_reader.hpp: in-process reads of a git repository through libgit2.
+//
+// Owns the libgit2 repository handle and the object caches of history walks: the flattened
+// file map of a tree and the content of a blob are each read once per object id, so walking
+// a thousand commits whose manifests rarely change costs a lookup per commit. Caches live as
+// long as the reader (objects are immutable; there is nothing to invalidate).
+//
+// libgit2 does not allow concurrent use of one repository handle, so every public method
+// takes the reader's mutex: calls from several threads are safe and run one at a time.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tether/vcs/vcs.hpp"
+
+struct git_repository;
+struct git_oid;
+struct git_commit;
+
+namespace tether::vcs {
+
+struct CacheStats {
+  std::size_t trees_read = 0;   // trees flattened from the object database
+  std::size_t blobs_read = 0;   // blobs read from the object database
+  std::size_t tree_hits = 0;    // flattened trees served from the cache
+};
+
+class GitReader {
+ public:
+  // Opens the repository whose working tree contains `start` (searching upward).
+  // Throws VcsError `no git repository found at or above <start>`.
+  explicit GitReader(const std::filesystem::path& start);
+  ~GitReader();
+  GitReader(const GitReader&) = delete;
+  GitReader& operator=(const GitReader&) = delete;
+
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path shared_dir() const;
+
+  std::string resolve(const std::string& rev) const;
+  std::optional<std::string> head() const;
+  std::optional<std::string> current_branch() const;
+  std::map<std::string, std::string> branches() const;
+
+  std::optional<std::string> read_file(const std::string& rev, const std::string& path) const;
+  std::shared_ptr<const FileMap> files_at(const std::string& rev, const std::string& dir) const;
+
+  std::vector<CommitInfo> history(const HistoryQuery& query) const;
+  std::vector<std::string> all_commit_ids() const;
+  bool is_ancestor(const std::string& ancestor, const std::string& descendant) const;
+
+  bool is_dirty(const std::vector<std::string>& paths) const;
+  std::vector<std::string> tracked(const std::vector<std::string>& paths) const;
+
+  CacheStats cache_stats() const;
+
+ private:
+  git_commit* lookup_commit(const std::string& rev) const;  // caller frees; mutex held
+  std::shared_ptr<const FileMap> flatten_tree(const git_oid& tree) const;
+  std::shared_ptr<const std::string> blob_content(const git_oid& blob) const;
+  void push_all_tips(void* walk) const;
+
+  git_repository* repo_ = nullptr;
+  std::filesystem::path root_;
+  mutable std::mutex mutex_;
+  // Keyed by the raw object id bytes.
+  mutable std::unordered_map<std::string, std::shared_ptr<const FileMap>> trees_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const std::string>> blobs_;
+  mutable CacheStats stats_;
+};
+
+}  // namespace tether::vcs
