@@ -161,8 +161,8 @@ std::vector<sdk::HistoryEntry> Repo::log(const std::string& key, const std::opti
   const auto& m = it->second;
   auto& b = backend(m.kind);
   if (!(b.capabilities() & sdk::kHistory))
-    throw CapabilityError(model::py_repr(key) + " (" + m.kind + ") cannot list history: the " + m.kind +
-                              " backend keeps no native history",
+    throw CapabilityError(m.kind + " objects have no native history to list (the " + m.kind +
+                              " backend lacks HISTORY; `tether backends` shows each backend's capabilities)",
                           key);
   return b.history(m.locator, ref ? ref : working_ref(key), limit, key);
 }

@@ -1,0 +1,73 @@
+# tests/cli/lib.sh: sourced by every CLI scenario. Each scenario runs in its own temporary
+# directory with its own HOME, a git identity in the environment (CI has none configured),
+# and the built `tether` and plugins (TETHER and TETHER_PLUGIN_PATH come from meson).
+set -euo pipefail
+
+: "${TETHER:?TETHER must point at the built tether executable}"
+SCENARIO=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tether-${SCENARIO}.XXXXXX")
+cleanup() { [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"; }
+trap cleanup EXIT
+
+export HOME="$TMP/home"
+mkdir -p "$HOME"
+export GIT_AUTHOR_NAME="tether test" GIT_AUTHOR_EMAIL="test@example.invalid"
+export GIT_COMMITTER_NAME="tether test" GIT_COMMITTER_EMAIL="test@example.invalid"
+export GIT_CONFIG_NOSYSTEM=1 NO_COLOR=1
+unset GIT_DIR GIT_WORK_TREE
+
+tether() { "$TETHER" "$@"; }
+
+fail() {
+  echo "FAIL [$SCENARIO]: $*" >&2
+  if [ -n "${OUT+x}" ]; then echo "--- stdout:" >&2; printf '%s\n' "$OUT" >&2; fi
+  if [ -n "${ERR+x}" ]; then echo "--- stderr:" >&2; printf '%s\n' "$ERR" >&2; fi
+  exit 1
+}
+
+# run CMD...: runs a command, keeping its stdout in OUT, stderr in ERR and exit code in RC.
+run() {
+  local o e
+  o="$TMP/.out" e="$TMP/.err"
+  set +e
+  "$@" >"$o" 2>"$e"
+  RC=$?
+  set -e
+  OUT=$(cat "$o")
+  ERR=$(cat "$e")
+}
+
+# ok CMD...: the command must succeed.
+ok() { run "$@"; [ "$RC" -eq 0 ] || fail "expected success (got exit $RC): $*"; }
+# fails CODE CMD...: the command must exit with CODE.
+fails() {
+  local code=$1
+  shift
+  run "$@"
+  [ "$RC" -eq "$code" ] || fail "expected exit $code (got $RC): $*"
+}
+
+out_has() { grep -qF -- "$1" <<<"$OUT" || fail "stdout lacks: $1"; }
+out_lacks() { ! grep -qF -- "$1" <<<"$OUT" || fail "stdout has: $1"; }
+out_matches() { grep -qE -- "$1" <<<"$OUT" || fail "stdout does not match: $1"; }
+err_has() { grep -qF -- "$1" <<<"$ERR" || fail "stderr lacks: $1"; }
+err_matches() { grep -qE -- "$1" <<<"$ERR" || fail "stderr does not match: $1"; }
+err_lines() { [ "$(grep -c . <<<"$ERR" || true)" -eq "$1" ] || fail "stderr has not exactly $1 line(s)"; }
+eq() { [ "$1" == "$2" ] || fail "expected '$2', got '$1'${3:+ ($3)}"; }
+# json EXPR: evaluates a Python expression over the parsed stdout (bound to `j`).
+json() { python3 -c "import json,sys; j=json.loads(sys.stdin.read()); print($1)" <<<"$OUT"; }
+
+# A fresh git repository with one commit, and a tether dataset initialised in it. Leaves the
+# shell in the dataset directory; $DS is its path.
+new_dataset() {
+  DS="$TMP/ds"
+  mkdir -p "$DS"
+  cd "$DS"
+  git init -q -b main
+  git commit -q --allow-empty -m "initial"
+  ok tether init
+}
+
+# Snapshot of a directory's tracked and untracked files (content hashes), to prove a failed
+# command changed nothing.
+tree_state() { (cd "${1:-.}" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha256sum 2>/dev/null || true); }
