@@ -4,10 +4,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "tether/errors.hpp"
 #include "tether/vcs/process.hpp"
@@ -447,9 +449,86 @@ TEST_CASE("the git environment of an outer process cannot redirect tether's git"
 TEST_CASE("parse_git_version reads git banners") {
   CHECK(parse_git_version("git version 2.39.5") == std::optional<std::vector<int>>({2, 39, 5}));
   CHECK(parse_git_version("git version 2.38") == std::optional<std::vector<int>>({2, 38, 0}));
+  CHECK(parse_git_version("git version 2.50.1.windows.1") == std::optional<std::vector<int>>({2, 50, 1}));
+  CHECK(parse_git_version("git version 3.0.0 (Apple Git-1)") == std::optional<std::vector<int>>({3, 0, 0}));
   CHECK_FALSE(parse_git_version("not a version").has_value());
+  CHECK_FALSE(parse_git_version("git 2").has_value());
 }
 
 TEST_CASE("sha256_hex matches a known vector") {
   CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST_CASE("reads from several threads at once see the same content") {
+  TempRepo repo;
+  std::vector<std::string> commits;
+  for (int i = 0; i < 12; ++i) {
+    repo.write("ds/.tether/objects/k" + std::to_string(i % 3) + ".toml", "v" + std::to_string(i));
+    repo.write("ds/.tether/objects/fixed/f.toml", "fixed");
+    commits.push_back(repo.commit_all("c" + std::to_string(i)));
+  }
+  GitAdapter vcs(repo.dir() / "ds", "");
+  std::vector<FileMap> expected;
+  for (const auto& c : commits) expected.push_back(vcs.read_tree_files(c, "ds/.tether/objects"));
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round) {
+        std::size_t i = static_cast<std::size_t>((round + t) % static_cast<int>(commits.size()));
+        if (*vcs.manifests_at(commits[i], "ds/.tether/objects") != expected[i]) ++mismatches;
+        if (vcs.resolve(commits[i].substr(0, 10)) != commits[i]) ++mismatches;
+        if (vcs.history({.rev = commits[i], .all = false, .limit = 0, .paths = {}}).size() != i + 1) ++mismatches;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(mismatches.load() == 0);
+  CHECK(expected.back() == FileMap{{"fixed/f.toml", "fixed"}, {"k0.toml", "v9"}, {"k1.toml", "v10"}, {"k2.toml", "v11"}});
+}
+
+TEST_CASE("a walk over 1,000 commits reads each distinct manifest blob once") {
+  TempRepo repo;
+  // 1,000 commits through fast-import: 20 manifests, one rewritten every 50th commit, an
+  // unrelated file changed in every commit.
+  std::string script;
+  int distinct = 20;
+  for (int i = 0; i < 1000; ++i) {
+    script += "commit refs/heads/main\ncommitter T <t@t.invalid> " + std::to_string(1700000000 + i) + " +0000\n";
+    script += "data 2\nc\n";
+    if (i == 0) {
+      for (int k = 0; k < 20; ++k) {
+        std::string body = "k" + std::to_string(k) + " v0\n";
+        script += "M 100644 inline ds/.tether/objects/k" + std::to_string(k) + ".toml\ndata " +
+                  std::to_string(body.size()) + "\n" + body;
+      }
+    } else if (i % 50 == 0) {
+      std::string body = "k" + std::to_string(i % 20) + " v" + std::to_string(i) + "\n";
+      script += "M 100644 inline ds/.tether/objects/k" + std::to_string(i % 20) + ".toml\ndata " +
+                std::to_string(body.size()) + "\n" + body;
+      ++distinct;
+    }
+    std::string other = "noise " + std::to_string(i) + "\n";
+    script += "M 100644 inline ds/data.txt\ndata " + std::to_string(other.size()) + "\n" + other + "\n";
+  }
+  ProcessOptions options;
+  options.cwd = repo.dir();
+  options.stdin_data = script;
+  auto imported = run_process({"git", "fast-import", "--quiet"}, options);
+  REQUIRE_MESSAGE(imported.ok(), imported.err);
+  repo.git({"reset", "-q", "--hard", "main"});
+
+  GitAdapter vcs(repo.dir() / "ds", "");
+  auto history = vcs.history({.rev = "HEAD", .all = true, .limit = 0, .paths = {}});
+  REQUIRE(history.size() == 1000);
+  CHECK(history.front().summary == "c");
+  CHECK(history.front().time == 1700000999);
+  std::size_t records = 0;
+  for (const auto& c : history) records += vcs.manifests_at(c.id, "ds/.tether/objects")->size();
+  CHECK(records == 20 * 1000);
+  auto stats = vcs.cache_stats();
+  CHECK(stats.blobs_read == static_cast<std::size_t>(distinct));
+  CHECK(stats.trees_read == static_cast<std::size_t>(distinct - 19));  // one objects/ tree per manifest change
+  CHECK(stats.tree_hits == 1000 - stats.trees_read);
+  CHECK(vcs.history({.rev = "HEAD", .all = false, .limit = 0, .paths = {"ds/.tether/objects"}}).size() == 20);
 }

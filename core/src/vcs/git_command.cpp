@@ -1,8 +1,6 @@
 // git_command.cpp: argv, environment and error text for `git` subprocesses.
 #include "vcs/git_command.hpp"
 
-#include <regex>
-
 #include "tether/errors.hpp"
 
 namespace tether::vcs {
@@ -27,10 +25,25 @@ std::string trim(std::string s) {
 }  // namespace
 
 std::optional<std::vector<int>> parse_git_version(const std::string& banner) {
-  static const std::regex re(R"((\d+)\.(\d+)(?:\.(\d+))?)");
-  std::smatch m;
-  if (!std::regex_search(banner, m, re)) return std::nullopt;
-  return std::vector<int>{std::stoi(m[1]), std::stoi(m[2]), m[3].matched ? std::stoi(m[3]) : 0};
+  // The first `N.N[.N]` in the banner (regex `(\d+)\.(\d+)(?:\.(\d+))?` of spec §5.1).
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (std::size_t i = 0; i < banner.size(); ++i) {
+    if (!digit(banner[i]) || (i > 0 && digit(banner[i - 1]))) continue;
+    std::vector<int> parts;
+    std::size_t j = i;
+    while (parts.size() < 3 && j < banner.size() && digit(banner[j])) {
+      int n = 0;
+      while (j < banner.size() && digit(banner[j]) && n < 100000) n = n * 10 + (banner[j++] - '0');
+      parts.push_back(n);
+      if (j + 1 < banner.size() && banner[j] == '.' && digit(banner[j + 1])) ++j;
+      else break;
+    }
+    if (parts.size() >= 2) {
+      parts.resize(3, 0);
+      return parts;
+    }
+  }
+  return std::nullopt;
 }
 
 GitCommand::GitCommand(std::string executable, std::filesystem::path work_tree)
