@@ -14,10 +14,11 @@ namespace tether::file {
 void sort_rows(Rows& rows) {
   // std::string compares as unsigned bytes: UTF-8 byte order is code point order, which is
   // how Python sorts str.
-  std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
+  auto less = [](const Row& x, const Row& y) {
     int c = x.path.compare(y.path);
     return c != 0 ? c < 0 : x.token < y.token;
-  });
+  };
+  if (!std::is_sorted(rows.begin(), rows.end(), less)) std::sort(rows.begin(), rows.end(), less);
 }
 
 std::string render_listing(const Rows& rows) {

@@ -29,8 +29,9 @@ struct WalkEntry {
   std::string link_token;  // symlink rows: "symlink:<sha256 hex of the raw target bytes>"
 };
 
-// Every row under `root` (an existing directory), unsorted. Throws sdk::BackendError naming
-// the path on an unreadable directory or a name that is not UTF-8.
+// Every row under `root` (an existing directory), sorted by path bytes (Python's sort of the
+// relative paths). Throws sdk::BackendError naming the path on an unreadable directory or a
+// name that is not UTF-8.
 std::vector<WalkEntry> walk_directory(const std::string& root);
 
 // `root` joined with a relative path, as the cache keys paths.

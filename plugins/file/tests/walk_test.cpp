@@ -1,0 +1,39 @@
+// The walk emits rows in byte order of their full paths, even though it scans directory by
+// directory on several threads.
+#include <algorithm>
+
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+#include "walk.hpp"
+
+namespace tether::file::test {
+
+TEST_CASE("walk order is the byte order of full paths ('/' sorts between '.' and '0')") {
+  TempDir tmp;
+  for (const char* p : {"a/x", "a/y/z", "a b", "a-b", "a.txt", "a0", "b", "\xc3\xa9", "A"}) write_file(tmp.path / p, p);
+  std::vector<std::string> got;
+  for (const auto& e : walk_directory(tmp.path.string())) got.push_back(e.rel);
+  CHECK(got == std::vector<std::string>{"A", "a b", "a-b", "a.txt", "a/x", "a/y/z", "a0", "b", "\xc3\xa9"});
+}
+
+TEST_CASE("a wide, deep tree walks completely and in order") {
+  TempDir tmp;
+  std::vector<std::string> want;
+  for (int d = 0; d < 40; ++d)
+    for (int f = 0; f < 5; ++f) {
+      std::string p = "d" + std::to_string(d) + "/s" + std::to_string(f % 2) + "/f" + std::to_string(f);
+      write_file(tmp.path / p, p);
+      want.push_back(p);
+    }
+  std::sort(want.begin(), want.end());
+  std::vector<std::string> got;
+  for (const auto& e : walk_directory(tmp.path.string())) {
+    CHECK(e.is_file);
+    got.push_back(e.rel);
+  }
+  CHECK(got == want);
+  CHECK_THROWS(walk_directory((tmp.path / "missing").string()));
+}
+
+}  // namespace tether::file::test
