@@ -54,6 +54,10 @@ int run_status(const Global& g, const StatusOptions& o) {
                 {"snapshot_at", r.snapshot_at ? nlohmann::json(*r.snapshot_at) : nlohmann::json(nullptr)},
                 {"bookmark", r.bookmark ? nlohmann::json(*r.bookmark) : nlohmann::json(nullptr)},
                 {"trunk", r.trunk},
+                // Bookmark and VCS drift checks (spec §7.6, §6.6) come with `new` and `undo`;
+                // until then there is never any to report.
+                {"bookmark_drift", nlohmann::json::array()},
+                {"vcs_drift", nlohmann::json::array()},
                 {"objects", objects}});
     return r.has_error() ? 1 : 0;
   }
@@ -84,15 +88,14 @@ int run_snapshot(const Global& g, const SnapshotOptions&) {
   auto r = repo->snapshot(progress.callback());
   progress.update(0, 0);
   if (g.json) {
+    // {key: state}, as the reference; objects that failed are reported on stderr.
     nlohmann::json states = nlohmann::json::object();
     for (const auto& [k, s] : r.states) states[k] = s;
-    nlohmann::json errors = nlohmann::json::object();
-    for (const auto& [k, e] : r.errors) errors[k] = e;
-    print_json({{"states", states}, {"errors", errors}});
+    print_json(states);
   } else {
     for (const auto& [k, s] : r.states) out("  " + k + ": " + model::py_repr(s));
-    for (const auto& [k, e] : r.errors) error_line(e);
   }
+  for (const auto& [k, e] : r.errors) error_line(e);
   return r.errors.empty() ? 0 : 1;
 }
 

@@ -71,3 +71,57 @@ new_dataset() {
 # Snapshot of a directory's tracked and untracked files (content hashes), to prove a failed
 # command changed nothing.
 tree_state() { (cd "${1:-.}" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha256sum 2>/dev/null || true); }
+
+# remember_state / unchanged: prove a refused command changed nothing. remember_state records
+# the dataset's files (tree_state, without the empty lock file a refused writer may create and
+# the backends' scratch cache under .tether/cache) and HEAD; unchanged compares both.
+state_now() { tree_state "${1:-.}" | grep -Ev '  \./\.tether/(lock$|cache/)' || true; }
+remember_state() { BEFORE_TREE=$(state_now); BEFORE_HEAD=$(git rev-parse -q --verify HEAD || echo none); }
+unchanged() {
+  [ "$(state_now)" == "$BEFORE_TREE" ] || fail "files changed${1:+ ($1)}: $(diff <(echo "$BEFORE_TREE") <(state_now) || true)"
+  [ "$(git rev-parse -q --verify HEAD || echo none)" == "$BEFORE_HEAD" ] || fail "HEAD moved${1:+ ($1)}"
+}
+
+# The memory backend keeps its systems in one JSON file when TETHER_MEMORY_STORE names it
+# (conformance/memory/store.hpp); use_memory_store points it into $TMP.
+use_memory_store() { export TETHER_MEMORY_STORE="$TMP/memory-store.json"; }
+# mem PYEXPR: evaluates a Python expression over the store (bound to `s`; {} if no file yet).
+mem() {
+  python3 - "$TETHER_MEMORY_STORE" "$1" <<'PY'
+import json, os, sys
+path, expr = sys.argv[1], sys.argv[2]
+s = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) else {"systems": {}, "deleted": []}
+print(eval(expr))
+PY
+}
+# mem_tags SYSTEM: the system's tags, one `name snapshot` a line, sorted.
+mem_tags() { mem "'\n'.join(f'{k} {v}' for k, v in sorted(s['systems'].get('$1', {}).get('tags', {}).items()))"; }
+# mem_edit SYSTEM ACTION: changes the store as another writer would (under its flock).
+#   advance     a new snapshot on main (the system is materialised first, as the backend does)
+#   untag REF   deletes a tag
+mem_edit() {
+  python3 - "$TETHER_MEMORY_STORE" "$@" <<'PY'
+import fcntl, json, os, sys
+path, name, action, *args = sys.argv[1:]
+with open(path + ".lock", "a+") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    s = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) else \
+        {"format": "tether-memory-store/1", "systems": {}, "deleted": []}
+    sys_ = s["systems"].setdefault(name, {"snapshots": {f"{name}:s0": {}}, "branches": {"main": f"{name}:s0"},
+                                          "tags": {}, "parents": {f"{name}:s0": []}, "counter": 0, "owner": None})
+    if action == "advance":
+        sys_["counter"] += 1
+        sid = f"{name}:s{sys_['counter']}"
+        sys_["snapshots"][sid] = {"n": sys_["counter"]}
+        sys_["parents"][sid] = [sys_["branches"]["main"]]
+        sys_["branches"]["main"] = sid
+        print(sid)
+    elif action == "untag":
+        del sys_["tags"][args[0]]
+    else:
+        sys.exit("mem_edit: unknown action " + action)
+    tmp = path + ".tmp.test"
+    json.dump(s, open(tmp, "w"))
+    os.rename(tmp, path)
+PY
+}

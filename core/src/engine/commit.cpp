@@ -35,6 +35,11 @@ std::string rstrip(std::string s) {
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
 }
+// One failure is its own one-line message (`[key] ...`); several are folded into one line.
+[[noreturn]] void throw_failures(const std::string& what, const std::vector<std::string>& errors) {
+  if (errors.size() == 1) throw TetherError(errors.front());
+  throw TetherError("cannot commit: " + std::to_string(errors.size()) + " objects " + what + " (" + join(errors, "; ") + ")");
+}
 }  // namespace
 
 std::size_t CommitPlan::writes() const {
@@ -86,9 +91,9 @@ CommitResult Repo::commit(const CommitOptions& opt) {
   } else {
     auto snap = fingerprint_keys(moving, /*upstream=*/false, opt.progress);
     if (!snap.errors.empty()) {
-      std::string msg = "cannot commit: " + std::to_string(snap.errors.size()) + " object(s) failed to fingerprint";
-      for (const auto& [k, e] : snap.errors) msg += "\n  " + e;
-      throw TetherError(msg);
+      std::vector<std::string> errors;
+      for (const auto& [k, e] : snap.errors) errors.push_back(e);
+      throw_failures("could not be fingerprinted", errors);
     }
     states = std::move(snap.states);
   }
@@ -206,7 +211,7 @@ CommitResult Repo::commit(const CommitOptions& opt) {
         failures.push_back(e.what());
       }
     }
-    if (!failures.empty()) throw TetherError("cannot commit: pinning failed\n  " + join(failures, "\n  "));
+    if (!failures.empty()) throw_failures("could not be pinned", failures);
 
     // Manifests and listings.
     for (const auto& a : plan.actions) {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# backends lists the discovered plugins with maturity, tier, capabilities and path, outside
+# any dataset too; --json gives one object per kind.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP"
+ok tether backends
+out_matches '^file +stable +observed +'
+out_matches '^memory +[a-z]+ +forkable +.*pin.*fork'
+out_matches '^ +/.*/tether-backend-file\.so \(ABI [0-9]+\.[0-9]+, plugin [0-9.]+\)$'
+out_matches '^ +/.*/tether-backend-memory\.so '
+ok tether backends --json
+eq "$(json '[b["kind"] for b in j if b["kind"] in ("file", "memory")]')" "['file', 'memory']"
+for f in kind installed maturity tier capabilities note path; do
+  eq "$(json "all('$f' in b for b in j)")" "True" "field $f"
+done
+eq "$(json '[b for b in j if b["kind"] == "memory"][0]["installed"]')" "True"
+eq "$(json '"pin" in [b for b in j if b["kind"] == "memory"][0]["capabilities"]')" "True"
+eq "$(json '"pin" in [b for b in j if b["kind"] == "file"][0]["capabilities"]')" "False"
+eq "$(json '[b for b in j if b["kind"] == "file"][0]["tier"]')" "observed"
+json '[b for b in j if b["kind"] == "file"][0]["path"]' | grep -q '/tether-backend-file\.so$' || fail "file path"
