@@ -12,16 +12,6 @@
 namespace tether::model {
 namespace {
 
-std::string type_name(const Json& v) {
-  if (v.is_object()) return "a table";
-  if (v.is_array()) return "an array";
-  if (v.is_string()) return "a string";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number_integer()) return "an integer";
-  if (v.is_number()) return "a number";
-  return "null";
-}
-
 [[noreturn]] void bad(const std::string& source, const std::string& message) {
   throw ConfigError(source + ": " + message);
 }
@@ -29,7 +19,7 @@ std::string type_name(const Json& v) {
 Json table(const Json& doc, const char* name, const std::string& source) {
   auto it = doc.find(name);
   if (it == doc.end()) return Json::object();
-  if (!it->is_object()) bad(source, std::string("[") + name + "] must be a table, not " + type_name(*it));
+  if (!it->is_object()) bad(source, std::string("[") + name + "] must be a table, not " + toml_type_name(*it));
   return *it;
 }
 
@@ -42,14 +32,14 @@ bool get_bool(const Json& t, const char* tbl, const char* name, bool fallback, c
   const Json* v = field(t, name);
   if (!v) return fallback;
   if (!v->is_boolean())
-    bad(source, std::string("[") + tbl + "] " + name + " must be a boolean, not " + type_name(*v));
+    bad(source, std::string("[") + tbl + "] " + name + " must be a boolean, not " + toml_type_name(*v));
   return v->get<bool>();
 }
 
 std::optional<std::string> get_string(const Json& t, const char* tbl, const char* name, const std::string& source) {
   const Json* v = field(t, name);
   if (!v) return std::nullopt;
-  if (!v->is_string()) bad(source, std::string("[") + tbl + "] " + name + " must be a string, not " + type_name(*v));
+  if (!v->is_string()) bad(source, std::string("[") + tbl + "] " + name + " must be a string, not " + toml_type_name(*v));
   return v->get<std::string>();
 }
 
@@ -91,7 +81,7 @@ RepoConfig parse_repo_config(std::string_view text, const std::string& source) {
 
   const Json tether = table(doc, "tether", source);
   if (const Json* v = field(tether, "version")) {
-    if (!v->is_number_integer()) bad(source, "[tether] version must be an integer, not " + type_name(*v));
+    if (!v->is_number_integer()) bad(source, "[tether] version must be an integer, not " + toml_type_name(*v));
     const auto n = v->get<int64_t>();
     if (n > kConfigVersion)
       throw ConfigError("tether.toml is version " + std::to_string(n) + ", newer than this tether understands (" +
@@ -126,7 +116,7 @@ RepoConfig parse_repo_config(std::string_view text, const std::string& source) {
 
   c.backends = table(doc, "backends", source);
   for (auto it = c.backends.begin(); it != c.backends.end(); ++it)
-    if (!it->is_object()) bad(source, "[backends." + it.key() + "] must be a table, not " + type_name(it.value()));
+    if (!it->is_object()) bad(source, "[backends." + it.key() + "] must be a table, not " + toml_type_name(it.value()));
 
   c.import_query = get_string(table(doc, "import", source), "import", "query", source);
   return c;

@@ -33,15 +33,6 @@ Json drop_nulls(const Json& v) {
   return v;
 }
 
-std::string type_name(const Json& v) {
-  if (v.is_object()) return "a table";
-  if (v.is_array()) return "an array";
-  if (v.is_string()) return "a string";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  return "null";
-}
-
 [[noreturn]] void bad(const std::string& source, const std::string& message) {
   throw ConfigError(source + ": " + message);
 }
@@ -49,21 +40,21 @@ std::string type_name(const Json& v) {
 std::string required_string(const Json& doc, const char* field, const std::string& source) {
   auto it = doc.find(field);
   if (it == doc.end()) bad(source, std::string("object manifest missing '") + field + "'");
-  if (!it->is_string()) bad(source, std::string("'") + field + "' must be a string, not " + type_name(*it));
+  if (!it->is_string()) bad(source, std::string("'") + field + "' must be a string, not " + toml_type_name(*it));
   return it->get<std::string>();
 }
 
 std::optional<std::string> optional_string(const Json& doc, const char* field, const std::string& source) {
   auto it = doc.find(field);
   if (it == doc.end()) return std::nullopt;
-  if (!it->is_string()) bad(source, std::string("'") + field + "' must be a string, not " + type_name(*it));
+  if (!it->is_string()) bad(source, std::string("'") + field + "' must be a string, not " + toml_type_name(*it));
   return it->get<std::string>();
 }
 
 std::optional<Json> optional_table(const Json& doc, const char* field, const std::string& source) {
   auto it = doc.find(field);
   if (it == doc.end()) return std::nullopt;
-  if (!it->is_object()) bad(source, std::string("[") + field + "] must be a table, not " + type_name(*it));
+  if (!it->is_object()) bad(source, std::string("[") + field + "] must be a table, not " + toml_type_name(*it));
   return *it;
 }
 
@@ -126,7 +117,7 @@ ObjectManifest parse_manifest(std::string_view text, const std::string& source,
   if (expected_key && *expected_key != m.key)
     bad(source, "manifest key " + py_repr(m.key) + " does not match its path (expected " + py_repr(*expected_key) + ")");
   if (auto it = doc.find("recoverable"); it != doc.end()) {
-    if (!it->is_boolean()) bad(source, "'recoverable' must be a boolean, not " + type_name(*it));
+    if (!it->is_boolean()) bad(source, "'recoverable' must be a boolean, not " + toml_type_name(*it));
     m.recoverable = it->get<bool>();
   }
   m.origin = optional_string(doc, "origin", source);

@@ -163,6 +163,16 @@ Json parse_toml(std::string_view text, const std::string& source, bool redact) {
   }
 }
 
+std::string toml_type_name(const Json& v) {
+  if (v.is_object()) return "a table";
+  if (v.is_array()) return "an array";
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  return "null";
+}
+
 OrderedJson to_ordered(const Json& value) {
   // A sorted object becomes an ordered one in the same order; every value type survives.
   if (value.is_object()) {

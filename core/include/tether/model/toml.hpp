@@ -20,6 +20,10 @@ nlohmann::json parse_toml(std::string_view text, const std::string& source, bool
 std::string dump_toml(const nlohmann::ordered_json& table);
 std::string dump_toml(const nlohmann::json& table);
 
+// "a table", "an array", "a string", "a boolean", "an integer", "a number", "null": how a
+// message names the type a TOML value has where another was expected.
+std::string toml_type_name(const nlohmann::json& value);
+
 // Converts a sorted nlohmann::json into an ordered one (same order), for building documents.
 nlohmann::ordered_json to_ordered(const nlohmann::json& value);
 
