@@ -23,7 +23,9 @@ typedef struct tether_harness_entry {
   uint32_t magic;       /* TETHER_HARNESS_MAGIC */
   uint32_t struct_size; /* sizeof(tether_harness_entry) */
   const char *kind;     /* the backend kind this harness drives */
-  /* JSON config handed to the plugin's create(); NULL means "{}". */
+  /* JSON config handed to the plugin's create(); NULL means "{}". The runner replaces every
+   * "${WORKDIR}" in it with the case's scratch directory, so plugin and harness can share a
+   * store there (the memory harness: {"store": "${WORKDIR}/memory-store.json"}). */
   const char *backend_config;
   /* Nonzero: test as if the backend had exactly these capability bits (a lower tier). */
   uint32_t capabilities_override;

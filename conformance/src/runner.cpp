@@ -1,0 +1,213 @@
+// conformance/src/runner.cpp
+#include "runner.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "tether/host/call.hpp"
+
+namespace tether::conformance {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr const char* kBreachPrefix = "plugin protocol breach: ";
+
+std::string make_workdir(const std::string& id) {
+  fs::path base = fs::temp_directory_path();
+  std::string tmpl = (base / ("tether-conformance-" + id + "-XXXXXX")).string();
+  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot make a scratch directory: " + std::string(std::strerror(errno)));
+  return tmpl;
+}
+
+std::string missing_capabilities(uint32_t want, uint32_t have) {
+  std::string s;
+  for (const auto& n : sdk::capability_names(want & ~have)) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+std::vector<const Case*> select_cases(const RunOptions& options) {
+  std::vector<const Case*> out;
+  for (const auto& c : all_cases()) {
+    if (options.include && !std::regex_search(c.id, *options.include)) continue;
+    if (options.exclude && std::regex_search(c.id, *options.exclude)) continue;
+    out.push_back(&c);
+  }
+  return out;
+}
+
+Outcome run_here(const Case& c, const Options& options) {
+  Outcome o;
+  o.id = c.id;
+  auto t0 = Clock::now();
+  std::string workdir;
+  try {
+    workdir = make_workdir(c.id);
+  } catch (const std::exception& e) {
+    o.verdict = Verdict::Fail;
+    o.reason = e.what();
+    return o;
+  }
+  {
+    Fixture fx(options, workdir);
+    // Breaches the host notices in any call of this case fail the case; other plugin
+    // warnings go to stderr as the host would print them.
+    host::set_log_sink([&fx](std::string_view kind, int level, std::string_view message) {
+      if (message.rfind(kBreachPrefix, 0) == 0) fx.note_breach(std::string(message.substr(std::strlen(kBreachPrefix))));
+      else if (level >= 2) std::cerr << "warning: [" << kind << "] " << message << "\n";
+    });
+    try {
+      if (c.needs_harness && !fx.has_harness()) skip("needs a harness (--harness HARNESS.so)");
+      if (c.needs != 0 && !fx.has(c.needs))
+        skip("the backend lacks " + missing_capabilities(c.needs, fx.caps()));
+      c.run(fx);
+      o.verdict = Verdict::Pass;
+    } catch (const CaseSkipped& e) {
+      o.verdict = Verdict::Skip;
+      o.reason = e.what();
+    } catch (const CaseFailed& e) {
+      o.verdict = Verdict::Fail;
+      o.reason = e.what();
+    } catch (const host::LoadError& e) {
+      o.verdict = Verdict::Fail;
+      o.reason = std::string("cannot load: ") + e.what();
+    } catch (const std::exception& e) {
+      o.verdict = Verdict::Fail;
+      o.reason = "unexpected " + describe_error(e) + ": " + e.what();
+    } catch (...) {
+      o.verdict = Verdict::Fail;
+      o.reason = "unexpected exception of unknown type";
+    }
+    auto breaches = fx.breaches();
+    if (!breaches.empty()) {
+      o.verdict = Verdict::Fail;
+      o.reason = "status protocol breach: " + breaches.front() +
+                 (breaches.size() > 1 ? " (and " + std::to_string(breaches.size() - 1) + " more)" : "");
+    }
+    host::set_log_sink(nullptr);
+  }  // ~Fixture: destroy the instance, then the harness cleans up
+  std::error_code ec;
+  fs::remove_all(workdir, ec);
+  o.seconds = seconds_since(t0);
+  return o;
+}
+
+Outcome run_isolated(const Case& c, const Options& options, double timeout_seconds) {
+  Outcome o;
+  o.id = c.id;
+  auto t0 = Clock::now();
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    o.verdict = Verdict::Fail;
+    o.reason = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return o;
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    o.verdict = Verdict::Fail;
+    o.reason = std::string("cannot fork: ") + std::strerror(errno);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return o;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its own group, so a timeout also stops what the plugin started
+    ::close(fds[0]);
+    Outcome r = run_here(c, options);
+    std::string line = outcome_to_json(r).dump() + "\n";
+    for (size_t off = 0; off < line.size();) {
+      ssize_t n = ::write(fds[1], line.data() + off, line.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      off += static_cast<size_t>(n);
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    ::_exit(0);
+  }
+  ::setpgid(pid, pid);
+  ::close(fds[1]);
+  std::string data;
+  int status = 0;
+  bool done = false, timed_out = false;
+  auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  while (!done) {
+    pollfd p{fds[0], POLLIN, 0};
+    int ready = ::poll(&p, 1, 100);
+    if (ready > 0) {
+      char buf[4096];
+      ssize_t n = ::read(fds[0], buf, sizeof buf);
+      if (n > 0) data.append(buf, static_cast<size_t>(n));
+    }
+    pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) done = true;
+    else if (Clock::now() > deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      timed_out = done = true;
+    }
+  }
+  for (;;) {  // what is left in the pipe
+    char buf[4096];
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  ::kill(-pid, SIGKILL);  // anything the case left behind in its group
+
+  if (timed_out) {
+    o.verdict = Verdict::Fail;
+    o.reason = "timed out after " + std::to_string(static_cast<int>(timeout_seconds)) + " s";
+  } else if (WIFSIGNALED(status)) {
+    o.verdict = Verdict::Crash;
+    o.reason = signal_name(WTERMSIG(status));
+  } else if (auto nl = data.find('\n'); nl != std::string::npos) {
+    try {
+      o = outcome_from_json(nlohmann::json::parse(data.substr(0, nl)));
+    } catch (const std::exception& e) {
+      o.verdict = Verdict::Crash;
+      o.reason = std::string("the case reported garbage: ") + e.what();
+    }
+  } else {
+    o.verdict = Verdict::Crash;
+    o.reason = "exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+               " before reporting a result";
+  }
+  o.seconds = seconds_since(t0);
+  return o;
+}
+
+std::vector<Outcome> run_suite(const RunOptions& options, std::ostream& out) {
+  std::vector<Outcome> outcomes;
+  for (const Case* c : select_cases(options)) {
+    Outcome o = options.in_process ? run_here(*c, options.suite) : run_isolated(*c, options.suite, options.timeout_seconds);
+    out << outcome_line(o) << std::endl;
+    outcomes.push_back(std::move(o));
+  }
+  return outcomes;
+}
+
+}  // namespace tether::conformance
