@@ -6,6 +6,8 @@ new_dataset
 mkdir -p "$TMP/d" && echo x >"$TMP/d/x"
 ok tether status
 out_has "no objects yet"
+# a workspace that never fingerprinted has nothing cached to show: status reads, no age line
+out_lacks "states as fingerprinted"
 ok tether add d "$TMP/d" --kind file --file versioned
 ok tether add e "$TMP/d" --kind file --file versioned
 ok tether status

@@ -176,22 +176,28 @@ InitResult Repo::init(const fs::path& path) {
   fs::path probe = root;
   while (!fs::exists(probe) && probe.has_parent_path() && probe != probe.parent_path()) probe = probe.parent_path();
   auto vcs = vcs::detect_vcs(probe, git_executable(model::read_secrets(root / ".tether" / "secrets.toml").secrets.data()));
-  fs::create_directories(root / ".tether" / "objects");
-  model::ensure_ignored(root / ".tether", /*only_present=*/false);
 
   model::RepoConfig cfg;
   cfg.version = model::kConfigVersion;
   cfg.dataset_id = model::new_dataset_id();
-  // Adopt the checked-out branch as trunk; on a detached HEAD make the trunk branch there.
+  // Adopt the checked-out branch as trunk; on a detached HEAD make the trunk branch there,
+  // unless it exists already (then which commit is trunk is the user's call).
   std::string trunk = cfg.trunk();
-  if (auto branch = vcs->current_branch()) {
+  auto branch = vcs->current_branch();
+  if (branch) {
     if (*branch != trunk) {
       cfg.vcs_trunk = *branch;
       trunk = *branch;
     }
   } else {
+    auto branches = vcs->branches();
+    if (auto it = branches.find(trunk); it != branches.end())
+      throw VcsError("HEAD is detached and the trunk branch " + trunk + " already exists (at " + it->second.substr(0, 12) +
+                     "); `git switch " + trunk + "` (or another branch) and run init again");
     vcs->create_branch_and_switch(trunk);
   }
+  fs::create_directories(root / ".tether" / "objects");
+  model::ensure_ignored(root / ".tether", /*only_present=*/false);
   model::write_repo_config(root / "tether.toml", cfg);
 
   model::Workspace ws = model::fresh_workspace();

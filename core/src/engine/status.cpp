@@ -88,7 +88,8 @@ SnapshotResult Repo::snapshot(const ProgressFn& progress) {
 StatusReport Repo::status(std::optional<bool> snap, const ProgressFn& progress) {
   StatusReport r;
   bool fresh = snap.value_or(config_.snapshot_auto);
-  // A key the cache knows nothing of is always read.
+  // A workspace that never fingerprinted, or a key the cache knows nothing of, is always read.
+  if (!workspace_->last_snapshot_at) fresh = true;
   for (const auto& [k, m] : manifests_)
     if (!workspace_->last_snapshot.count(k) && !workspace_->last_snapshot_errors.count(k)) fresh = true;
   if (fresh) snapshot(progress);
