@@ -185,7 +185,9 @@ CommitResult Repo::commit(const CommitOptions& opt) {
       if (text.is_null()) model::remove_manifest(objects_dir(), key);
       else model::atomic_write_file(model::key_to_manifest_path(objects_dir(), key), text.get<std::string>());
     }
-    for (const auto& l : written_listings) fs::remove(l);
+    std::error_code ec;
+    for (const auto& l : written_listings) fs::remove(l, ec);
+    if (!written_listings.empty()) fs::remove(tether_dir() / "listings", ec);  // only if now empty
     oplog.end(op_id, Json{{"failed", why}, {"rolled_back", true}});
   };
 

@@ -161,8 +161,13 @@ std::string Repo::vcs_path(const std::string& rel_to_root) const {
 
 std::vector<std::string> Repo::vcs_paths() const {
   std::vector<std::string> paths{vcs_path(".tether/objects"), vcs_path(".tether/.gitignore"), vcs_path("tether.toml")};
+  // Listings only when there is one: git refuses a pathspec that matches no file.
   std::error_code ec;
-  if (fs::is_directory(tether_dir() / "listings", ec)) paths.push_back(vcs_path(".tether/listings"));
+  for (fs::directory_iterator it(tether_dir() / "listings", ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".jsonl") {
+      paths.push_back(vcs_path(".tether/listings"));
+      break;
+    }
   return paths;
 }
 
