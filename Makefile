@@ -31,13 +31,14 @@ test: build $(ASAN_BUILD)/build.ninja
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) $(MESON_FLAGS) -Db_sanitize=address,undefined -Db_lundef=false
 
-# The unit tests under AddressSanitizer + UBSan (meson builds only what they need).
+# The unit tests under AddressSanitizer + UBSan (building only what they need).
 test-asan: deps $(ASAN_BUILD)/build.ninja
 	@$(MAKE) --no-print-directory test-asan-run; scripts/test-summary $(ASAN_BUILD)
 
 test-asan-run:
+	ninja -C $(ASAN_BUILD) $$(scripts/test-targets $(ASAN_BUILD) unit)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  meson test -C $(ASAN_BUILD) --suite unit --print-errorlogs --num-processes 2
+	  meson test -C $(ASAN_BUILD) --no-rebuild --suite unit --print-errorlogs --num-processes 2
 
 demo: build
 	@scripts/demo $(BUILD)
