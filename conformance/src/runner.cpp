@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <sstream>
 
 #include "tether/host/call.hpp"
 
@@ -57,17 +59,22 @@ std::vector<const Case*> select_cases(const RunOptions& options) {
 }
 
 Outcome run_here(const Case& c, const Options& options) {
-  Outcome o;
-  o.id = c.id;
-  auto t0 = Clock::now();
   std::string workdir;
   try {
     workdir = make_workdir(c.id);
   } catch (const std::exception& e) {
-    o.verdict = Verdict::Fail;
-    o.reason = e.what();
-    return o;
+    return Outcome{c.id, Verdict::Fail, e.what(), 0};
   }
+  Outcome o = run_in(c, options, workdir);
+  std::error_code ec;
+  fs::remove_all(workdir, ec);
+  return o;
+}
+
+Outcome run_in(const Case& c, const Options& options, const std::string& workdir) {
+  Outcome o;
+  o.id = c.id;
+  auto t0 = Clock::now();
   {
     Fixture fx(options, workdir);
     // Breaches the host notices in any call of this case fail the case; other plugin
@@ -106,8 +113,6 @@ Outcome run_here(const Case& c, const Options& options) {
     }
     host::set_log_sink(nullptr);
   }  // ~Fixture: destroy the instance, then the harness cleans up
-  std::error_code ec;
-  fs::remove_all(workdir, ec);
   o.seconds = seconds_since(t0);
   return o;
 }
@@ -116,27 +121,50 @@ Outcome run_isolated(const Case& c, const Options& options, double timeout_secon
   Outcome o;
   o.id = c.id;
   auto t0 = Clock::now();
+  std::string workdir;
+  try {
+    workdir = make_workdir(c.id);
+  } catch (const std::exception& e) {
+    return Outcome{c.id, Verdict::Fail, e.what(), 0};
+  }
+  o = run_child(c, options, workdir, timeout_seconds);
+  std::error_code ec;
+  fs::remove_all(workdir, ec);
+  o.seconds = seconds_since(t0);
+  return o;
+}
+
+namespace {
+
+// Runs `fn` in a forked child in its own process group; waits at most `timeout_seconds`.
+// Returns what the child wrote to the pipe, and its wait status (or nullopt on a timeout).
+struct ChildEnd {
+  std::string output;
+  std::optional<int> status;  // nullopt: killed after the timeout
+  std::string error;          // pipe/fork failures
+};
+
+ChildEnd in_child(const std::function<std::string()>& fn, double timeout_seconds) {
+  ChildEnd end;
+  auto t0 = Clock::now();
   int fds[2];
   if (::pipe(fds) != 0) {
-    o.verdict = Verdict::Fail;
-    o.reason = std::string("cannot make a pipe: ") + std::strerror(errno);
-    return o;
+    end.error = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return end;
   }
   std::cout.flush();
   std::cerr.flush();
   pid_t pid = ::fork();
   if (pid < 0) {
-    o.verdict = Verdict::Fail;
-    o.reason = std::string("cannot fork: ") + std::strerror(errno);
+    end.error = std::string("cannot fork: ") + std::strerror(errno);
     ::close(fds[0]);
     ::close(fds[1]);
-    return o;
+    return end;
   }
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group, so a timeout also stops what the plugin started
     ::close(fds[0]);
-    Outcome r = run_here(c, options);
-    std::string line = outcome_to_json(r).dump() + "\n";
+    std::string line = fn();
     for (size_t off = 0; off < line.size();) {
       ssize_t n = ::write(fds[1], line.data() + off, line.size() - off);
       if (n < 0 && errno == EINTR) continue;
@@ -145,25 +173,23 @@ Outcome run_isolated(const Case& c, const Options& options, double timeout_secon
     }
     std::cout.flush();
     std::cerr.flush();
-    ::_exit(0);
+    ::_exit(0);  // no static destructors: plugin libraries may still run threads
   }
   ::setpgid(pid, pid);
   ::close(fds[1]);
-  std::string data;
   int status = 0;
-  bool done = false, timed_out = false;
+  bool timed_out = false;
   auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
-  while (!done) {
+  for (bool done = false; !done;) {
     pollfd p{fds[0], POLLIN, 0};
-    int ready = ::poll(&p, 1, 100);
-    if (ready > 0) {
+    if (::poll(&p, 1, 20) > 0) {
       char buf[4096];
       ssize_t n = ::read(fds[0], buf, sizeof buf);
-      if (n > 0) data.append(buf, static_cast<size_t>(n));
+      if (n > 0) end.output.append(buf, static_cast<size_t>(n));
     }
-    pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid) done = true;
-    else if (Clock::now() > deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      done = true;
+    } else if (Clock::now() > deadline) {
       ::kill(-pid, SIGKILL);
       ::waitpid(pid, &status, 0);
       timed_out = done = true;
@@ -173,31 +199,64 @@ Outcome run_isolated(const Case& c, const Options& options, double timeout_secon
     char buf[4096];
     ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n <= 0) break;
-    data.append(buf, static_cast<size_t>(n));
+    end.output.append(buf, static_cast<size_t>(n));
   }
   ::close(fds[0]);
   ::kill(-pid, SIGKILL);  // anything the case left behind in its group
+  if (!timed_out) end.status = status;
+  return end;
+}
 
-  if (timed_out) {
+}  // namespace
+
+Outcome run_child(const Case& c, const Options& options, const std::string& workdir, double timeout_seconds) {
+  Outcome o;
+  o.id = c.id;
+  ChildEnd end = in_child([&] { return outcome_to_json(run_in(c, options, workdir)).dump() + "\n"; }, timeout_seconds);
+  bool reported = false;
+  if (!end.error.empty()) {
     o.verdict = Verdict::Fail;
-    o.reason = "timed out after " + std::to_string(static_cast<int>(timeout_seconds)) + " s";
-  } else if (WIFSIGNALED(status)) {
+    o.reason = end.error;
+    return o;  // no child ran
+  }
+  if (!end.status) {
+    std::ostringstream t;
+    t << "timed out after " << timeout_seconds << " s";
+    o.verdict = Verdict::Fail;
+    o.reason = t.str();
+  } else if (WIFSIGNALED(*end.status)) {
     o.verdict = Verdict::Crash;
-    o.reason = signal_name(WTERMSIG(status));
-  } else if (auto nl = data.find('\n'); nl != std::string::npos) {
+    o.reason = signal_name(WTERMSIG(*end.status));
+  } else if (auto nl = end.output.find('\n'); nl != std::string::npos) {
     try {
-      o = outcome_from_json(nlohmann::json::parse(data.substr(0, nl)));
+      o = outcome_from_json(nlohmann::json::parse(end.output.substr(0, nl)));
+      reported = true;
     } catch (const std::exception& e) {
       o.verdict = Verdict::Crash;
       o.reason = std::string("the case reported garbage: ") + e.what();
     }
   } else {
     o.verdict = Verdict::Crash;
-    o.reason = "exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+    o.reason = "exited with status " + std::to_string(WIFEXITED(*end.status) ? WEXITSTATUS(*end.status) : -1) +
                " before reporting a result";
   }
-  o.seconds = seconds_since(t0);
+  if (!reported) cleanup_after_crash(options, workdir);
   return o;
+}
+
+void cleanup_after_crash(const Options& options, const std::string& workdir) {
+  if (!options.harness) return;
+  // In a child too: the harness is plugin-side code and the parent stays clean.
+  in_child(
+      [&] {
+        try {
+          Harness::load(*options.harness)->cleanup(workdir);
+        } catch (const std::exception& e) {
+          std::cerr << "warning: harness cleanup of " << workdir << " failed: " << e.what() << "\n";
+        }
+        return std::string();
+      },
+      30);
 }
 
 std::vector<Outcome> run_suite(const RunOptions& options, std::ostream& out) {

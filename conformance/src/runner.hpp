@@ -23,11 +23,19 @@ struct RunOptions {
 // The cases the filters select, in suite order.
 std::vector<const Case*> select_cases(const RunOptions& options);
 
-// One case in this process: scratch dir, Fixture, requirement check, the case, harness
+// One case in this process, in `workdir`: Fixture, requirement check, the case, harness
 // cleanup, the protocol-breach check. Never throws.
+Outcome run_in(const Case& c, const Options& options, const std::string& workdir);
+// run_in with a fresh scratch directory, removed afterwards.
 Outcome run_here(const Case& c, const Options& options);
 
-// One case in a forked child with a timeout; a signal is a Crash named after the signal.
+// run_in in a forked child (its own process group) with a timeout; a signal is a Crash
+// named after the signal, a timeout a Fail. The child reports its Outcome through a pipe;
+// when it never does (crash, timeout), the harness cleanup runs here instead.
+Outcome run_child(const Case& c, const Options& options, const std::string& workdir, double timeout_seconds);
+// After a crash or timeout the child never reached harness cleanup: run it (in a child).
+void cleanup_after_crash(const Options& options, const std::string& workdir);
+// run_child with a fresh scratch directory, removed afterwards.
 Outcome run_isolated(const Case& c, const Options& options, double timeout_seconds);
 
 // Every selected case; prints outcome_line of each to `out` as it finishes.
