@@ -210,7 +210,7 @@ CommitResult Repo::commit(const CommitOptions& opt) {
       try {
         std::rethrow_exception(pinned[i].error);
       } catch (const std::exception& e) {
-        failures.push_back(e.what());
+        failures.push_back(keyed_error(a.key, e));
       }
     }
     if (!failures.empty()) throw_failures("could not be pinned", failures);

@@ -46,6 +46,10 @@ class OpLog {
   std::filesystem::path path_;
 };
 
+// An object's error as users see it: `[key] message` (a BackendError carries the prefix
+// already; a configuration error such as an unknown kind gets it here).
+std::string keyed_error(const std::string& key, const std::exception& e);
+
 // "a, b, c" of keys.
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
 

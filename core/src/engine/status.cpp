@@ -46,7 +46,7 @@ SnapshotResult Repo::fingerprint_keys(const std::vector<std::string>& keys, bool
     try {
       std::rethrow_exception(results[i].error);
     } catch (const std::exception& e) {
-      out.errors[key] = e.what();
+      out.errors[key] = keyed_error(key, e);
     }
   }
   return out;
@@ -112,7 +112,7 @@ StatusReport Repo::status(std::optional<bool> snap, const ProgressFn& progress) 
       o.tier = sdk::tier_name(effective_capabilities(m));
     } catch (const std::exception& e) {
       o.tier = "?";
-      if (!o.error) o.error = e.what();
+      if (!o.error) o.error = keyed_error(key, e);
     }
     bool committed = m.state.has_value();
     bool differs = false;

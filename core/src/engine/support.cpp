@@ -27,6 +27,12 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return out;
 }
 
+std::string keyed_error(const std::string& key, const std::exception& e) {
+  std::string msg = e.what();
+  std::string prefix = "[" + key + "] ";
+  return msg.rfind(prefix, 0) == 0 ? msg : prefix + msg;
+}
+
 std::string git_executable(const Json& secrets) {
   if (auto v = secrets.find("vcs"); v != secrets.end() && v->is_object())
     if (auto g = v->find("git_path"); g != v->end() && g->is_string()) return g->get<std::string>();
