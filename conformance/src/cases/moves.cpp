@@ -14,6 +14,24 @@ namespace {
 using sdk::Expected;
 using sdk::Source;
 
+// A fresh object (written once first when `written_base`) with a branch forked from its
+// base state and written once: the setup of every check below.
+struct Forked {
+  Json loc, source, head;
+  std::string wref;
+};
+Forked forked(Fixture& fx, const std::string& bookmark, bool written_base = false) {
+  Forked f;
+  f.loc = fx.new_object();
+  if (written_base) fx.mutate(f.loc);
+  f.source = fx.fingerprint(f.loc);
+  f.wref = fx.backend().fork(f.loc, Source::of_state(f.source), fx.working_ref(bookmark));
+  fx.mutate(f.loc, f.wref);
+  f.head = fx.fingerprint(f.loc, f.wref);
+  expect(!fx.same(f.head, f.source), "a write on " + f.wref + " did not change it");
+  return f;
+}
+
 // fork(expected=...) that must be refused with RefMovedError carrying expected/actual, and
 // leave the branch where it was.
 void expect_stale_fork(Fixture& fx, const Json& loc, const Json& source, const std::string& wref, const Expected& e,
@@ -35,12 +53,7 @@ void expect_stale_fork(Fixture& fx, const Json& loc, const Json& source, const s
 
 void fork_conditional(Fixture& fx) {
   auto& be = fx.backend();
-  Json loc = fx.new_object();
-  Json source = fx.fingerprint(loc);
-  std::string wref = be.fork(loc, Source::of_state(source), fx.working_ref("conformance-cas"));
-  fx.mutate(loc, wref);
-  Json head = fx.fingerprint(loc, wref);
-  expect(!fx.same(head, source), "a write on " + wref + " did not change it");
+  auto [loc, source, head, wref] = forked(fx, "conformance-cas");
 
   expect_stale_fork(fx, loc, source, wref, Expected::at(source), head, "expected = the stale head");
   expect_stale_fork(fx, loc, source, wref, Expected::absent(), head, "expected = absent, on an existing branch");
@@ -111,11 +124,7 @@ void fork_race(Fixture& fx) {
 void ancestry(Fixture& fx) {
   if (!fx.has(TETHER_CAP_PROMOTE) && !fx.has(TETHER_CAP_MERGE)) skip("the backend lacks promote and merge");
   auto& be = fx.backend();
-  Json loc = fx.new_object();
-  Json source = fx.fingerprint(loc);
-  std::string wref = be.fork(loc, Source::of_state(source), fx.working_ref("conformance-ancestry"));
-  fx.mutate(loc, wref);
-  Json head = fx.fingerprint(loc, wref);
+  auto [loc, source, head, wref] = forked(fx, "conformance-ancestry");
   auto forward = be.ancestor_of(loc, source, Source::of_ref(wref));
   auto backward = be.ancestor_of(loc, head, Source::of_state(source));
   auto name = [](const std::optional<bool>& b) { return b ? (*b ? std::string("true") : std::string("false")) : "none"; };
@@ -130,12 +139,7 @@ void ancestry(Fixture& fx) {
 
 void promote(Fixture& fx) {
   auto& be = fx.backend();
-  Json loc = fx.new_object();
-  fx.mutate(loc);
-  Json base = fx.fingerprint(loc);
-  std::string wref = be.fork(loc, Source::of_state(base), fx.working_ref("conformance-promote"));
-  fx.mutate(loc, wref);
-  Json fork_head = fx.fingerprint(loc, wref);
+  auto [loc, base, fork_head, wref] = forked(fx, "conformance-promote", true);
 
   expect_refused<RefMovedError>("promote(expected = the fork's head, not the base's)", "REF_MOVED",
                                 [&] { be.promote(loc, Source::of_ref(wref), Expected::at(fork_head)); });
@@ -165,11 +169,7 @@ void promote(Fixture& fx) {
 
 void merge(Fixture& fx) {
   auto& be = fx.backend();
-  Json loc = fx.new_object();
-  Json base = fx.fingerprint(loc);
-  std::string wref = be.fork(loc, Source::of_state(base), fx.working_ref("conformance-merge"));
-  fx.mutate(loc, wref);
-  Json fork_head = fx.fingerprint(loc, wref);
+  auto [loc, base, fork_head, wref] = forked(fx, "conformance-merge");
   fx.mutate(loc);
   Json before = fx.fingerprint(loc);
 
