@@ -18,7 +18,9 @@ grep -qx "id = \"${ref#tether.}\"" $m || fail "pin id: $(cat $m)"
 grep -qx 'snapshot_id = "sys1:s0"' $m || fail "state"
 grep -qE '^captured_at = "[0-9]{4}-' $m || fail "captured_at"
 # the op log: pin progress before the vcs-commit, then done
-grep -q '"action":"pin"' .tether/ops.jsonl || fail "no pin progress logged"
+pin_line=$(grep -n '"action":"pin"' .tether/ops.jsonl | head -1 | cut -d: -f1)
+vcs_line=$(grep -n '"action":"vcs-commit"' .tether/ops.jsonl | head -1 | cut -d: -f1)
+[ -n "$pin_line" ] && [ -n "$vcs_line" ] && [ "$pin_line" -lt "$vcs_line" ] || fail "the pin was not cut before the git commit"
 
 head1=$(git rev-parse HEAD)
 store1=$(mem "s['systems']['sys1']")
