@@ -44,6 +44,18 @@ std::string absolutize(std::string v, const fs::path& cwd, const std::vector<std
   return prefix + out;
 }
 
+// The local path a LOCAL_PATH_KEYS value names (its prefix dropped), or nullopt for a URL.
+std::optional<std::string> local_path_of(const std::string& v, const std::vector<std::string>& prefixes) {
+  std::string prefix;
+  for (const auto& p : prefixes)
+    if (v.rfind(p, 0) == 0 && p.size() > prefix.size()) prefix = p;
+  std::string rest = v.substr(prefix.size());
+  if (rest.rfind("file://", 0) == 0) rest = rest.substr(7);
+  else if (has_scheme(rest)) return std::nullopt;
+  if (rest.empty()) return std::nullopt;
+  return rest;
+}
+
 void check_policy(const std::string& field, const std::string& value) {
   if (field == "file") model::validate_policy_file(value);
   else model::validate_policy_pin(value);
@@ -72,6 +84,16 @@ AddResult Repo::add(const AddRequest& req) {
   m.policy.file = file;
   m.policy.pin = pin;
   b.validate_locator(m.locator, req.key);
+  // A local store must exist unless `--create` is to make it; caught here, while the
+  // author of the manifest is present, not at the first status of a clone.
+  if (!req.create)
+    for (const auto& k : desc.local_path_keys) {
+      if (!m.locator.contains(k) || !m.locator[k].is_string()) continue;
+      auto path = local_path_of(m.locator[k].get<std::string>(), desc.local_path_prefixes);
+      std::error_code ec;
+      if (path && !fs::exists(*path, ec))
+        throw ConfigError(*path + " does not exist; check the path (relative paths are from the current directory), or pass --create to make an empty " + req.kind + " store there");
+    }
 
   AddResult res{req.key, req.kind, std::nullopt, false, desc.maturity};
   if (m.locator.contains("at") && m.locator["at"].is_string()) res.at = m.locator["at"].get<std::string>();
