@@ -8,6 +8,29 @@
 
 namespace tether::cli {
 
+namespace {
+
+// spec §4.0's plan rendering: `plan: <command> (N write(s))`, one aligned line per action,
+// then the notes.
+std::string render_plan(const engine::CommitPlan& plan) {
+  std::string notes;
+  for (const auto& n : plan.notes) notes += "\n  " + std::string(18, ' ') + "  " + n;
+  if (plan.actions.empty()) return "  commit: nothing to do" + notes;
+  std::size_t w = 0;
+  for (const auto& a : plan.actions) w = std::max(w, a.key.size());
+  std::string s = "plan: commit (" + std::to_string(plan.writes()) + " write(s))";
+  for (const auto& a : plan.actions) {
+    std::string label = w > 0 ? ljust(a.key, w) + "  " : "";
+    std::string kindtag = a.kind.empty() ? "" : "[" + a.kind + "] ";
+    std::string line = "  " + rjust(a.op, 18) + "  " + label + kindtag + a.target + "  " + a.detail;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    s += "\n" + line;
+  }
+  return s + notes;
+}
+
+}  // namespace
+
 int run_commit(const Global& g, const CommitOptions& o) {
   if (!o.message || o.message->empty()) throw ConfigError("a message is required: -m/--message");
   auto repo = open_repo();
@@ -23,7 +46,7 @@ int run_commit(const Global& g, const CommitOptions& o) {
   progress.update(0, 0);
   if (o.dry_run) {
     if (g.json) print_json(r.plan.to_json());
-    else out(r.plan.to_text());
+    else out(render_plan(r.plan));
     return 0;
   }
   if (g.json) {

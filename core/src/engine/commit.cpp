@@ -29,12 +29,6 @@ namespace {
 const std::set<std::string> kNonWrites = {"trunk", "keep-branch", "keep-pin", "keep-store", "defer-fork",
                                           "refuse", "reuse", "adopt", "hold", "share"};
 
-std::string rjust(const std::string& s, std::size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
-std::string ljust(const std::string& s, std::size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
-std::string rstrip(std::string s) {
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
 // One failure is its own one-line message (`[key] ...`); several are folded into one line.
 [[noreturn]] void throw_failures(const std::string& what, const std::vector<std::string>& errors) {
   if (errors.size() == 1) throw TetherError(errors.front());
@@ -54,24 +48,6 @@ Json CommitPlan::to_json() const {
   for (const auto& a : actions)
     actions_j.push_back(Json{{"op", a.op}, {"key", a.key}, {"kind", a.kind}, {"target", a.target}, {"detail", a.detail}, {"params", a.params}});
   return Json{{"command", "commit"}, {"context", {{"message", message}}}, {"notes", notes}, {"actions", actions_j}};
-}
-
-std::string CommitPlan::to_text() const {
-  if (actions.empty()) {
-    std::string s = "  commit: nothing to do";
-    for (const auto& n : notes) s += "\n  " + std::string(18, ' ') + "  " + n;
-    return s;
-  }
-  std::size_t w = 0;
-  for (const auto& a : actions) w = std::max(w, a.key.size());
-  std::string s = "plan: commit (" + std::to_string(writes()) + " write(s))";
-  for (const auto& a : actions) {
-    std::string label = w > 0 ? ljust(a.key, w) + "  " : "";
-    std::string kindtag = a.kind.empty() ? "" : "[" + a.kind + "] ";
-    s += "\n" + rstrip("  " + rjust(a.op, 18) + "  " + label + kindtag + a.target + "  " + a.detail);
-  }
-  for (const auto& n : notes) s += "\n  " + std::string(18, ' ') + "  " + n;
-  return s;
 }
 
 CommitResult Repo::commit(const CommitOptions& opt) {

@@ -96,9 +96,9 @@ struct CommitPlan {
   std::vector<PlanAction> actions;
   std::vector<std::string> notes;
   std::vector<std::string> unchanged;
+  // Actions that write to a store or the VCS (not the notes-only kinds).
   std::size_t writes() const;
   Json to_json() const;
-  std::string to_text() const;
 };
 struct CommitOptions {
   std::string message;
