@@ -26,12 +26,12 @@ std::string requirement(const tc::Case& c) {
   return s;
 }
 
-std::optional<std::regex> compile(const std::string& pattern, const char* flag) {
-  if (pattern.empty()) return std::nullopt;
+std::shared_ptr<tc::Pattern> compile(const std::string& pattern, const char* flag) {
+  if (pattern.empty()) return nullptr;
   try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw CLI::ValidationError(flag, "'" + pattern + "' is not a regular expression (" + e.what() + ")");
+    return std::make_shared<tc::Pattern>(pattern);
+  } catch (const std::runtime_error& e) {
+    throw CLI::ValidationError(flag, e.what());
   }
 }
 
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   validate->add_option("--harness", harness, "the plugin's conformance harness (tether/harness.h)")->check(CLI::ExistingFile);
   validate->add_option("--json", json_file, "also write a JSON report to FILE");
   validate->add_flag("--in-process", in_process, "run the cases in this process (for debuggers), not one child each");
-  validate->add_option("--include", include, "run only cases whose id matches REGEX");
+  validate->add_option("--include", include, "run only cases whose id matches REGEX (POSIX extended)");
   validate->add_option("--exclude", exclude, "skip cases whose id matches REGEX");
   validate->add_option("--timeout", timeout, "seconds a case may take (default 60)")->check(CLI::PositiveNumber);
 

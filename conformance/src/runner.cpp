@@ -2,6 +2,7 @@
 #include "runner.hpp"
 
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,8 +24,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-constexpr const char* kBreachPrefix = "plugin protocol breach: ";
 
 std::string make_workdir(const std::string& id) {
   fs::path base = fs::temp_directory_path();
@@ -48,11 +47,31 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 }  // namespace
 
+struct Pattern::Compiled {
+  regex_t re;
+};
+
+Pattern::Pattern(const std::string& expression) : compiled_(std::make_unique<Compiled>()) {
+  int rc = ::regcomp(&compiled_->re, expression.c_str(), REG_EXTENDED | REG_NOSUB);
+  if (rc != 0) {
+    char msg[256];
+    ::regerror(rc, &compiled_->re, msg, sizeof msg);
+    compiled_.reset();
+    throw std::runtime_error("'" + expression + "' is not a regular expression (" + msg + ")");
+  }
+}
+
+Pattern::~Pattern() {
+  if (compiled_) ::regfree(&compiled_->re);
+}
+
+bool Pattern::found_in(const std::string& text) const { return ::regexec(&compiled_->re, text.c_str(), 0, nullptr, 0) == 0; }
+
 std::vector<const Case*> select_cases(const RunOptions& options) {
   std::vector<const Case*> out;
   for (const auto& c : all_cases()) {
-    if (options.include && !std::regex_search(c.id, *options.include)) continue;
-    if (options.exclude && std::regex_search(c.id, *options.exclude)) continue;
+    if (options.include && !options.include->found_in(c.id)) continue;
+    if (options.exclude && options.exclude->found_in(c.id)) continue;
     out.push_back(&c);
   }
   return out;
@@ -80,7 +99,8 @@ Outcome run_in(const Case& c, const Options& options, const std::string& workdir
     // Breaches the host notices in any call of this case fail the case; other plugin
     // warnings go to stderr as the host would print them.
     host::set_log_sink([&fx](std::string_view kind, int level, std::string_view message) {
-      if (message.rfind(kBreachPrefix, 0) == 0) fx.note_breach(std::string(message.substr(std::strlen(kBreachPrefix))));
+      if (message.rfind(host::kProtocolBreachPrefix, 0) == 0)
+        fx.note_breach(std::string(message.substr(host::kProtocolBreachPrefix.size())));
       else if (level >= 2) std::cerr << "warning: [" << kind << "] " << message << "\n";
     });
     try {

@@ -1,6 +1,7 @@
 // conformance/src/cases/library.cpp: the shared object and its entry: what it exports, the
 // entry's fields, describe, create() discipline and a load/unload/reload cycle.
-#include <regex>
+
+#include <cctype>
 
 #include "../elf_exports.hpp"
 #include "../suite.hpp"
@@ -32,12 +33,28 @@ void exports_only_entry(Fixture& fx) {
        " (link with hidden visibility and plugin-sdk/tether-plugin.map)");
 }
 
+// MAJOR.MINOR.PATCH, then optionally -prerelease and/or +build of [0-9A-Za-z.-].
+bool semantic_version(const std::string& v) {
+  size_t i = 0;
+  for (int part = 0; part < 3; ++part) {
+    size_t start = i;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
+    if (i == start) return false;
+    if (part < 2 && (i >= v.size() || v[i++] != '.')) return false;
+  }
+  if (i == v.size()) return true;
+  if (v[i] != '-' && v[i] != '+') return false;
+  if (++i == v.size()) return false;
+  for (; i < v.size(); ++i)
+    if (!std::isalnum(static_cast<unsigned char>(v[i])) && v[i] != '.' && v[i] != '-' && v[i] != '+') return false;
+  return true;
+}
+
 void entry_sanity(Fixture& fx) {
   // Plugin::load already refused a bad magic, ABI, size, kind, table or missing required op.
   const tether_plugin_entry& e = fx.plugin().entry();
   expect(e.plugin_version != nullptr, "tether_entry has no plugin_version");
-  static const std::regex semver(R"(^\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$)");
-  expect(std::regex_match(e.plugin_version, semver),
+  expect(semantic_version(e.plugin_version),
          std::string("plugin_version '") + e.plugin_version + "' is not a semantic version");
   expect(e.vtable->reserved == 0, "the operation table's reserved field is " + std::to_string(e.vtable->reserved) + ", not 0");
   expect(fx.plugin().plugin_vtable_size() >= offsetof(tether_backend_vtable, rename_working_ref) + sizeof(tether_op),

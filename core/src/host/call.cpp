@@ -152,7 +152,7 @@ void settle(CallState& s, tether_status returned) {
   } else {
     r.status = TETHER_OK;
   }
-  for (const auto& p : r.problems) log_line(s.kind, 2, "plugin protocol breach: " + p);
+  for (const auto& p : r.problems) log_line(s.kind, 2, std::string(kProtocolBreachPrefix) + p);
 }
 
 std::string padded(std::string_view text) {

@@ -37,6 +37,10 @@ struct CallResult {
 // Receives each emitted item; return false to ask the plugin to stop.
 using ItemSink = std::function<bool(std::string_view item)>;
 
+// Each breach of the status protocol is also logged, at warning level, as this prefix plus
+// the problem; the conformance runner counts them through its log sink.
+inline constexpr std::string_view kProtocolBreachPrefix = "plugin protocol breach: ";
+
 // Runs `op` on `self`. `request` is copied into a NUL-terminated buffer followed by
 // TETHER_REQUEST_PADDING zero bytes. `kind` labels log lines. Normalisation:
 //   non-OK without fail()  -> message "backend returned <STATUS> without a message"
