@@ -184,6 +184,9 @@ ChildEnd in_child(const std::function<std::string()>& fn, double timeout_seconds
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group, so a timeout also stops what the plugin started
     ::close(fds[0]);
+    // A fault must end the child with its signal, not run a handler the parent installed
+    // (a test framework's, say), so the parent can name it.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) ::signal(sig, SIG_DFL);
     std::string line = fn();
     for (size_t off = 0; off < line.size();) {
       ssize_t n = ::write(fds[1], line.data() + off, line.size() - off);
