@@ -1,7 +1,6 @@
 // core/src/engine/objects.cpp: registering objects (add, remove, set) and native history
 // (log). None of these but `add --create` and `log` contact a store.
 #include <cstdlib>
-#include <regex>
 
 #include "engine/internal.hpp"
 #include "tether/engine/repo.hpp"
@@ -19,9 +18,16 @@ namespace tether::engine {
 
 namespace {
 
+// A URL scheme (`s3:`, `file:`, `ducklake:`): a letter, then letters, digits, `+`, `.`, `-`.
 bool has_scheme(const std::string& v) {
-  static const std::regex scheme("^[A-Za-z][A-Za-z0-9+.-]*:");
-  return std::regex_search(v, scheme);
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
+  if (v.empty() || !alpha(v[0])) return false;
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    char c = v[i];
+    if (c == ':') return true;
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '.' && c != '-') return false;
+  }
+  return false;
 }
 
 // A relative local path becomes absolute against `cwd` (with `~` expanded), so a committed
