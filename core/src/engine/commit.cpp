@@ -242,6 +242,7 @@ CommitResult Repo::commit(const CommitOptions& opt) {
       workspace_->base_states[a.key] = a.params["state"];
     workspace_->set_snapshot(a.key, a.params["state"]);
   }
+  if (!opt.no_snapshot) workspace_->last_snapshot_at = model::now_iso_utc();
   write_workspace();
   Json pinned_ids = Json::object();
   for (const auto& a : plan.actions)

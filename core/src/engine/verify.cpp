@@ -14,7 +14,14 @@
 
 namespace tether::engine {
 
-std::vector<VerifyEntry> Repo::verify(const VerifyOptions& opt) {
+bool VerifyResult::ok() const {
+  for (const auto& e : entries)
+    if (e.status != "ok") return false;
+  return true;
+}
+
+VerifyResult Repo::verify(const VerifyOptions& opt) {
+  VerifyResult out;
   struct Target {
     std::string label;
     const model::ObjectManifest* m;
@@ -23,8 +30,10 @@ std::vector<VerifyEntry> Repo::verify(const VerifyOptions& opt) {
   std::vector<std::shared_ptr<std::map<std::string, model::ObjectManifest>>> keep;  // owns the manifests
 
   if (opt.all_history) {
-    // Commits whose objects/ tree is identical share one parsed map.
+    // Commits whose objects/ tree is identical share one parsed map, and a manifest file
+    // that many trees hold is parsed once.
     std::unordered_map<const vcs::FileMap*, std::shared_ptr<std::map<std::string, model::ObjectManifest>>> parsed;
+    std::unordered_map<std::string, model::ObjectManifest> by_text;  // path \0 text -> manifest
     std::vector<std::shared_ptr<const vcs::FileMap>> files_keep;
     vcs::HistoryQuery q;
     q.all = true;
@@ -34,12 +43,26 @@ std::vector<VerifyEntry> Repo::verify(const VerifyOptions& opt) {
       auto& ms = parsed[files.get()];
       if (!ms) {
         files_keep.push_back(files);
-        ms = std::make_shared<std::map<std::string, model::ObjectManifest>>(parse_manifest_files(*files, c.id));
+        ms = std::make_shared<std::map<std::string, model::ObjectManifest>>();
+        for (const auto& [rel, text] : *files) {
+          std::string k = rel + '\0' + text;
+          auto it = by_text.find(k);
+          if (it == by_text.end()) {
+            vcs::FileMap one{{rel, text}};
+            auto parsed_one = parse_manifest_files(one, c.id);
+            if (parsed_one.empty()) continue;  // not a manifest
+            it = by_text.emplace(std::move(k), std::move(parsed_one.begin()->second)).first;
+          }
+          ms->emplace(it->second.key, it->second);
+        }
         keep.push_back(ms);
       }
       for (const auto& [key, m] : *ms) {
         if (!m.state) continue;
-        if (!m.pin && !m.recoverable) continue;  // Observed records promise nothing
+        if (!m.pin && !m.recoverable) {  // Observed records promise nothing
+          ++out.skipped_observed;
+          continue;
+        }
         targets.push_back({c.id.substr(0, 12) + ":" + key, &m});
       }
     }
@@ -88,7 +111,6 @@ std::vector<VerifyEntry> Repo::verify(const VerifyOptions& opt) {
       },
       opt.progress);
 
-  std::vector<VerifyEntry> out;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const auto& r = results[job_slot[target_job[i]]];
     VerifyEntry e{targets[i].label, "unknown", ""};
@@ -104,7 +126,7 @@ std::vector<VerifyEntry> Repo::verify(const VerifyOptions& opt) {
         e.message = err.what();
       }
     }
-    out.push_back(std::move(e));
+    out.entries.push_back(std::move(e));
   }
   return out;
 }

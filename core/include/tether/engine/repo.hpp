@@ -133,6 +133,12 @@ struct VerifyOptions {
   bool all_history = false, deep = false;
   ProgressFn progress;
 };
+struct VerifyResult {
+  std::vector<VerifyEntry> entries;
+  // History records skipped because they promise nothing (Observed: no pin, not recoverable).
+  std::size_t skipped_observed = 0;
+  bool ok() const;
+};
 
 class Repo {
  public:
@@ -160,7 +166,7 @@ class Repo {
   StatusReport status(std::optional<bool> snapshot, const ProgressFn& progress = {});
   CommitResult commit(const CommitOptions& options);
   std::vector<DiffEntry> diff(const std::vector<std::string>& revs, bool content, const ProgressFn& progress = {});
-  std::vector<VerifyEntry> verify(const VerifyOptions& options);
+  VerifyResult verify(const VerifyOptions& options);
   std::vector<sdk::HistoryEntry> log(const std::string& key, const std::optional<std::string>& ref, int limit);
 
  private:
