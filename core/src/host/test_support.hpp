@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "testing/temp_dir.hpp"
 #include "tether/host/discovery.hpp"
 
 namespace tether::host::test {
@@ -15,35 +16,7 @@ namespace tether::host::test {
 inline std::filesystem::path testdata() { return TETHER_HOST_TESTDATA; }
 inline std::filesystem::path test_plugin(const std::string& kind) { return testdata() / plugin_file_name(kind); }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tether-host-test.XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  // Creates the directory (and parents) and returns it.
-  std::filesystem::path dir(const std::string& rel) const {
-    std::filesystem::create_directories(path_ / rel);
-    return path_ / rel;
-  }
-  // Writes a file (parents created) and returns its path.
-  std::filesystem::path file(const std::string& rel, const std::string& text = "") const {
-    std::filesystem::create_directories((path_ / rel).parent_path());
-    std::ofstream(path_ / rel) << text;
-    return path_ / rel;
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = tether::testing::TempDir;
 
 // Sets (or unsets, with nullopt) an environment variable for one scope.
 class ScopedEnv {

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "testing/temp_dir.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -35,18 +37,7 @@ const GitTestEnvironment git_test_environment;
 
 class TempRepo {
  public:
-  TempRepo() {
-    std::string tmpl = (fs::temp_directory_path() / "tether-vcs-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = fs::canonical(tmpl);
-    git({"init", "-q", "-b", "main"});
-  }
-  ~TempRepo() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  TempRepo(const TempRepo&) = delete;
-  TempRepo& operator=(const TempRepo&) = delete;
+  TempRepo() : tmp_("tether-vcs"), dir_(tmp_.path()) { git({"init", "-q", "-b", "main"}); }
 
   const fs::path& dir() const { return dir_; }
 
@@ -81,6 +72,7 @@ class TempRepo {
   }
 
  private:
+  tether::testing::TempDir tmp_;
   fs::path dir_;
 };
 
