@@ -43,7 +43,7 @@ int run_commit(const Global& g, const CommitOptions& o) {
   Progress progress("fingerprinting", !g.json);
   opt.progress = progress.callback();
   auto r = repo->commit(opt);
-  progress.update(0, 0);
+  progress.finish();
   if (o.dry_run) {
     if (g.json) print_json(r.plan.to_json());
     else out(render_plan(r.plan));

@@ -11,7 +11,7 @@ int run_diff(const Global& g, const DiffOptions& o) {
   auto repo = open_repo();
   Progress progress("diffing", !g.json);
   auto entries = repo->diff(o.revs, o.content, progress.callback());
-  progress.update(0, 0);
+  progress.finish();
   if (g.json) {
     auto arr = nlohmann::json::array();
     for (const auto& e : entries)
@@ -58,7 +58,7 @@ int run_verify(const Global& g, const VerifyOptions& o) {
   Progress progress("verifying", !g.json);
   opt.progress = progress.callback();
   auto result = repo->verify(opt);
-  progress.update(0, 0);
+  progress.finish();
   const auto& entries = result.entries;
   bool all_ok = result.ok();
   if (g.json) {

@@ -79,11 +79,13 @@ int guarded(const std::function<int()>& command) {
 
 Progress::Progress(std::string label, bool enabled) : label_(std::move(label)), enabled_(enabled && isatty(2)) {}
 
-Progress::~Progress() {
-  if (drawn_) {
-    std::lock_guard lock(g_io);
-    std::cerr << "\r\033[K" << std::flush;
-  }
+Progress::~Progress() { finish(); }
+
+void Progress::finish() {
+  if (!drawn_) return;
+  std::lock_guard lock(g_io);
+  std::cerr << "\r\033[K" << std::flush;
+  drawn_ = false;
 }
 
 void Progress::update(std::size_t done, std::size_t total) {

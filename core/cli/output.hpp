@@ -31,6 +31,8 @@ class Progress {
   Progress(std::string label, bool enabled);
   ~Progress();
   void update(std::size_t done, std::size_t total);
+  // Clears the progress line before results are printed (the destructor does it too).
+  void finish();
   std::function<void(std::size_t, std::size_t)> callback();
 
  private:

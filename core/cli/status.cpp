@@ -33,7 +33,7 @@ int run_status(const Global& g, const StatusOptions& o) {
   auto repo = open_repo();
   Progress progress("fingerprinting", !g.json);
   auto r = repo->status(o.snapshot, progress.callback());
-  progress.update(0, 0);
+  progress.finish();
   if (g.json) {
     auto objects = nlohmann::json::array();
     for (const auto& ob : r.objects)
@@ -86,7 +86,7 @@ int run_snapshot(const Global& g, const SnapshotOptions&) {
   auto repo = open_repo();
   Progress progress("fingerprinting", !g.json);
   auto r = repo->snapshot(progress.callback());
-  progress.update(0, 0);
+  progress.finish();
   if (g.json) {
     // {key: state}, as the reference; objects that failed are reported on stderr.
     nlohmann::json states = nlohmann::json::object();
