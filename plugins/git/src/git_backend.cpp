@@ -1,0 +1,858 @@
+#include "git_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "tether/vcs/process.hpp"
+
+namespace tether::git {
+namespace {
+
+namespace fs = std::filesystem;
+using sdk::BackendError;
+using sdk::Json;
+
+constexpr uint32_t kCaps = sdk::kFingerprint | sdk::kAddressable | sdk::kPin | sdk::kFork | sdk::kCheapFingerprint |
+                           sdk::kAtomicRef | sdk::kDiff | sdk::kHistory | sdk::kCreate | sdk::kPromote |
+                           sdk::kMerge | sdk::kConditionalRef;
+
+// The tree of no files, and the root commit `create` makes over it (fixed author, committer,
+// date and message, so every created store starts at the same commit).
+constexpr const char* kEmptyRootSha = "5a2cfa770badaceb6c6de5171fdf82c871fa40de";
+constexpr git_time_t kCreateTime = 946684800;  // 2000-01-01T00:00:00Z
+constexpr const char* kCreateMessage = "tether: created store\n";
+constexpr const char* kWorkingRefPrefix = "tether.ws.";
+constexpr const char* kHeads = "refs/heads/";
+constexpr const char* kTags = "refs/tags/";
+
+// libgit2 failures become BackendErrors (one line, naming what was being done).
+template <class Fn>
+auto guarded(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const Git2Error& e) {
+    throw BackendError(e.what());
+  }
+}
+
+std::string tag_ref(const std::string& ref) { return ref.rfind("refs/", 0) == 0 ? ref : kTags + ref; }
+std::string head_ref(const std::string& branch) { return kHeads + branch; }
+std::string short12(const std::optional<git_oid>& oid) { return oid ? short_hex(*oid) : std::string("nothing"); }
+
+void refuse_option_like(const std::string& what, const std::string& value) {
+  if (value.empty()) throw BackendError("git " + what + " is empty; refused");
+  if (value[0] == '-') throw BackendError("git " + what + " '" + value + "' looks like an option; refused");
+}
+
+void check_branch_name(const std::string& name) {
+  refuse_option_like("branch", name);
+  int valid = 0;
+  if (git_reference_name_is_valid(&valid, head_ref(name).c_str()) < 0 || !valid)
+    throw BackendError("'" + name + "' is not a valid git branch name");
+}
+
+bool exists(const std::string& path) {
+  std::error_code ec;
+  return fs::exists(path, ec);
+}
+
+bool has_dot_git(const std::string& path) { return exists(path + "/.git"); }
+
+// Retries a ref write that lost libgit2's lock file to a concurrent writer: the lock is held
+// only for the write itself, after which the next attempt sees the new value.
+template <class Fn>
+int with_lock_retry(Fn&& fn) {
+  int rc = 0;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    rc = fn();
+    if (rc != GIT_ELOCKED) return rc;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2 + attempt % 8));
+  }
+  return rc;
+}
+
+}  // namespace
+
+GitBackend::GitBackend(const Json&) {}
+
+sdk::Description GitBackend::describe(sdk::Call&) {
+  sdk::Description d;
+  d.kind = "git";
+  d.maturity = "stable";
+  d.capabilities = kCaps;
+  d.volatile_keys = {"change_id", "dirty"};
+  d.local_path_keys = {"path", "uri"};
+  d.uri_keys = {"uri", "path"};
+  d.key_suffixes = std::vector<std::string>{".git"};
+  d.thread_safe = true;
+  return d;
+}
+
+Json GitBackend::identity(sdk::Call&, const sdk::LocatorRequest& r) { return Json{{"path", identity_path(r.locator)}}; }
+
+void GitBackend::validate_locator(sdk::Call&, const sdk::LocatorRequest& r) {
+  Target t = parse_target(r.locator);
+  refuse_inside_checkout(t, configuration().checkout);
+  // A path that does not exist yet is for `add --create` (or the engine's own refusal).
+  if (!exists(t.path)) return;
+  Opened o = open_target(r.locator);
+  check_remote(o);
+  if (!t.at && !t.ref && git_repository_is_bare(o.repo.get()))
+    throw BackendError(t.path + " is a bare repository: it has no checked-out branch; name one with `--branch` (the locator's `ref`)");
+  if (!t.ref || git_repository_is_bare(o.repo.get()) || t.at) {
+    resolve_read_ref(o, t.read_ref());
+  } else {
+    resolve_read_ref(o, *t.ref);
+  }
+}
+
+uint32_t GitBackend::effective_capabilities(sdk::Call&, const sdk::PolicyRequest&) { return kCaps; }
+
+std::string GitBackend::base_branch(sdk::Call&, const sdk::LocatorRequest& r) {
+  return guarded([&] { return base_branch_of(open_target(r.locator)); });
+}
+
+std::optional<std::string> GitBackend::default_key(sdk::Call&, const sdk::LocatorRequest& r) {
+  std::string p = identity_path(r.locator);
+  auto slash = p.find_last_of('/');
+  std::string key = slash == std::string::npos ? p : p.substr(slash + 1);
+  if (key.size() > 4 && key.compare(key.size() - 4, 4, ".git") == 0) key.resize(key.size() - 4);
+  if (key.empty() || key == "." || key == "..") return std::nullopt;
+  return key;
+}
+
+bool GitBackend::state_addressable(sdk::Call&, const sdk::StateRequest& r) {
+  try {
+    state_sha(r.state);
+    return true;
+  } catch (const BackendError&) {
+    return false;
+  }
+}
+
+// ---- opening and resolving ------------------------------------------------------------------
+
+GitBackend::Opened GitBackend::open_target(const sdk::Locator& locator) const {
+  Target t = parse_target(locator);
+  refuse_inside_checkout(t, configuration().checkout);
+  auto repo = guarded([&] { return open_repository(t.path); });
+  if (!repo) {
+    if (!exists(t.path)) throw BackendError(t.path + " does not exist");
+    throw BackendError(t.path + " is not a git repository (expected the top of a working tree, or a bare repository)");
+  }
+  return Opened{std::move(t), std::move(*repo)};
+}
+
+void GitBackend::check_remote(const Opened& o) const {
+  if (!o.target.remote) return;
+  git_remote* raw = nullptr;
+  int rc = git_remote_lookup(&raw, o.repo.get(), o.target.remote->c_str());
+  Remote remote(raw);
+  if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
+    throw BackendError("'" + *o.target.remote + "' is not a remote configured in " + o.target.path +
+                       ". A committed locator arrives with every clone, so it may only name a remote; a URL goes in "
+                       ".tether/secrets.toml as [objects.\"<key>\"] remote = \"...\"");
+  guarded([&] { return check(rc, "cannot read remote " + *o.target.remote); });
+}
+
+std::optional<std::string> GitBackend::push_remote(const Opened& o, const sdk::Locator& locator) const {
+  Json secrets = secrets_for(locator, {"path", "uri"});
+  if (secrets.contains("remote") && secrets["remote"].is_string() && !secrets["remote"].get<std::string>().empty()) {
+    std::string r = secrets["remote"].get<std::string>();
+    refuse_option_like("remote", r);
+    return r;
+  }
+  if (!o.target.remote) return std::nullopt;
+  check_remote(o);
+  return o.target.remote;
+}
+
+std::string GitBackend::base_branch_of(const Opened& o) const {
+  const auto& ref = o.target.ref;
+  if (!ref || *ref == "HEAD") {
+    auto b = checked_out_branch(o.repo.get());
+    if (!b) {
+      if (git_repository_is_bare(o.repo.get()))
+        throw BackendError(o.target.path + " is a bare repository; set the locator's `ref` to the branch to promote into");
+      throw BackendError("HEAD is detached in " + o.target.path + "; set the locator's `ref` to a branch to promote into");
+    }
+    return *b;
+  }
+  std::string name = ref->rfind(kHeads, 0) == 0 ? ref->substr(std::string(kHeads).size()) : *ref;
+  if (!find_reference(o.repo.get(), head_ref(name)))
+    throw BackendError("'" + *ref + "' is not a local branch of " + o.target.path);
+  return name;
+}
+
+git_oid GitBackend::resolve_read_ref(const Opened& o, const std::string& ref) const {
+  if (ref == "HEAD" && git_repository_head_unborn(o.repo.get()) == 1)
+    throw BackendError(o.target.path + " has no commits yet (HEAD is unborn)");
+  auto oid = guarded([&] { return revparse_commit(o.repo.get(), ref); });
+  if (!oid) throw BackendError("unknown revision '" + ref + "' in " + o.target.path);
+  return *oid;
+}
+
+git_oid GitBackend::resolve_state(const Opened& o, const sdk::State& state) const {
+  std::string sha = state_sha(state);
+  auto oid = guarded([&] { return lookup_commit_prefix(o.repo.get(), sha); });
+  if (!oid) throw BackendError("commit " + sha + " is not in " + o.target.path);
+  return *oid;
+}
+
+git_oid GitBackend::resolve_source(const Opened& o, const sdk::Source& s) const {
+  using K = sdk::Source::Kind;
+  switch (s.kind) {
+    case K::Pin: {
+      auto oid = guarded([&] { return reference_commit(o.repo.get(), tag_ref(s.pin.ref)); });
+      if (!oid) throw BackendError("pin " + s.pin.ref + " is not a tag in " + o.target.path);
+      return *oid;
+    }
+    case K::State:
+      return resolve_state(o, s.state);
+    case K::Ref: {
+      refuse_option_like("ref", s.ref);
+      if (auto oid = guarded([&] { return reference_commit(o.repo.get(), head_ref(s.ref)); })) return *oid;
+      return resolve_read_ref(o, s.ref);
+    }
+    case K::Base:
+      break;
+  }
+  return resolve_read_ref(o, o.target.read_ref());
+}
+
+sdk::State GitBackend::state_at(const Opened& o, const std::string& ref, const git_oid& sha) const {
+  bool dirty = false;
+  if (!git_repository_is_bare(o.repo.get())) {
+    auto here = checked_out_branch(o.repo.get());
+    if (ref == "HEAD" || (here && (ref == *here || ref == head_ref(*here))))
+      dirty = guarded([&] { return working_tree_dirty(o.repo.get()); });
+  }
+  return Json{{"sha", oid_hex(sha)}, {"dirty", dirty}};
+}
+
+// ---- reading ----------------------------------------------------------------------------------
+
+sdk::State GitBackend::fingerprint(sdk::Call&, const sdk::FingerprintRequest& r) {
+  Opened o = open_target(r.locator);
+  if (r.working_ref) {
+    check_branch_name(*r.working_ref);
+    auto oid = guarded([&] { return reference_commit(o.repo.get(), head_ref(*r.working_ref)); });
+    if (!oid) throw BackendError("branch " + *r.working_ref + " does not exist in " + o.target.path);
+    return state_at(o, *r.working_ref, *oid);
+  }
+  std::string ref = o.target.read_ref();
+  if (ref == "HEAD" && git_repository_is_bare(o.repo.get()))
+    throw BackendError(o.target.path + " is a bare repository: it has no checked-out branch; set the locator's `ref`");
+  return state_at(o, ref, resolve_read_ref(o, ref));
+}
+
+sdk::VerifyReport GitBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
+  std::string sha = state_sha(r.state);
+  Target t = parse_target(r.locator);
+  if (!exists(t.path)) return {sdk::VerifyStatus::Missing, "repository " + t.path + " not found"};
+  Opened o = open_target(r.locator);
+  std::optional<git_oid> found;
+  std::string target;
+  if (r.pin) {
+    target = r.pin->ref;
+    found = guarded([&] { return reference_commit(o.repo.get(), tag_ref(r.pin->ref)); });
+  } else {
+    target = sha;
+    found = guarded([&] { return lookup_commit_prefix(o.repo.get(), sha); });
+  }
+  if (!found) return {sdk::VerifyStatus::Missing, target + " not found in " + t.path};
+  std::string at = oid_hex(*found);
+  if (at.compare(0, sha.size(), sha) != 0)
+    return {sdk::VerifyStatus::Drifted, target + " -> " + short_hex(*found) + ", expected " + sha.substr(0, 12)};
+  return {sdk::VerifyStatus::Ok, ""};
+}
+
+sdk::Json GitBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
+  Opened o = open_target(r.locator);
+  using K = sdk::Source::Kind;
+  Json ref = nullptr;
+  bool read_only = r.read_only;
+  git_oid sha{};
+  switch (r.target.kind) {
+    case K::Pin:
+      sha = resolve_source(o, r.target);
+      ref = r.target.pin.ref;
+      read_only = true;
+      break;
+    case K::State:
+      sha = resolve_state(o, r.target.state);
+      read_only = true;
+      break;
+    case K::Ref:
+      sha = resolve_source(o, r.target);
+      ref = r.target.ref;
+      break;
+    case K::Base: {
+      std::string read = o.target.read_ref();
+      sha = resolve_read_ref(o, read);
+      if (read == "HEAD") {
+        if (auto b = checked_out_branch(o.repo.get())) ref = *b;
+      } else {
+        ref = read;
+      }
+      break;
+    }
+  }
+  // The address names the commit, so handles on two states differ even without a ref.
+  return Json{{"address", o.target.path + "@" + oid_hex(sha)},
+              {"key", o.target.path},
+              {"path", o.target.path},
+              {"ref", ref},
+              {"sha", oid_hex(sha)},
+              {"read_only", read_only},
+              {"worktree", nullptr}};
+}
+
+sdk::ObjectDiff GitBackend::diff(sdk::Call& call, const sdk::DiffRequest& r) {
+  Opened o = open_target(r.locator);
+  sdk::ObjectDiff d;
+  d.unit = "files";
+  git_oid a = resolve_state(o, r.a), b = resolve_state(o, r.b);
+  if (git_oid_equal(&a, &b)) {
+    bool da = r.a.value("dirty", false), db = r.b.value("dirty", false);
+    if (da != db) d.note = std::string("working tree dirty: ") + (da ? "yes" : "no") + " -> " + (db ? "yes" : "no");
+    return d;
+  }
+  return guarded([&] {
+    Commit ca = lookup_commit(o.repo.get(), a), cb = lookup_commit(o.repo.get(), b);
+    Tree ta = commit_tree(ca.get()), tb = commit_tree(cb.get());
+    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+    git_diff* raw = nullptr;
+    check(git_diff_tree_to_tree(&raw, o.repo.get(), ta.get(), tb.get(), &opts), "cannot diff " + short_hex(a) + " " + short_hex(b));
+    Diff diff(raw);
+    git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
+    find.flags = GIT_DIFF_FIND_RENAMES;
+    check(git_diff_find_similar(diff.get(), &find), "cannot detect renames");
+    size_t n = git_diff_num_deltas(diff.get());
+    for (size_t i = 0; i < n; ++i) {
+      if (i % 256 == 0) {
+        if (call.cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "diff cancelled");
+        call.progress(i, n);
+      }
+      const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+      std::string change, path = delta->new_file.path ? delta->new_file.path : "";
+      switch (delta->status) {
+        case GIT_DELTA_ADDED: change = "added"; break;
+        case GIT_DELTA_DELETED: change = "removed"; path = delta->old_file.path; break;
+        case GIT_DELTA_RENAMED: change = "renamed"; path = std::string(delta->old_file.path) + " -> " + path; break;
+        default: change = "modified"; break;
+      }
+      // Line counts only for the entries that are kept: the counts of changes stay exact.
+      std::string detail;
+      if (d.entries.size() < sdk::kMaxDiffEntries) {
+        git_patch* praw = nullptr;
+        check(git_patch_from_diff(&praw, diff.get(), i), "cannot diff " + path);
+        Patch patch(praw);
+        const git_diff_delta* pd = patch ? git_patch_get_delta(patch.get()) : delta;
+        if (pd->flags & GIT_DIFF_FLAG_BINARY) {
+          detail = "binary";
+        } else if (patch) {
+          size_t ctx = 0, adds = 0, dels = 0;
+          check(git_patch_line_stats(&ctx, &adds, &dels, patch.get()), "cannot count lines of " + path);
+          if (adds || dels || delta->status != GIT_DELTA_RENAMED)
+            detail = "+" + std::to_string(adds) + " -" + std::to_string(dels);
+        }
+      }
+      d.add(std::move(path), change, std::move(detail));
+    }
+    return d;
+  });
+}
+
+std::vector<sdk::HistoryEntry> GitBackend::history(sdk::Call& call, const sdk::HistoryRequest& r) {
+  Opened o = open_target(r.locator);
+  std::string start = r.ref ? *r.ref : o.target.read_ref();
+  if (r.ref) refuse_option_like("ref", *r.ref);
+  git_oid head = r.ref ? resolve_source(o, sdk::Source::of_ref(*r.ref)) : resolve_read_ref(o, start);
+  return guarded([&] {
+    // Decorations: every branch, remote branch and tag, by the commit it names.
+    std::map<std::string, std::vector<std::string>> names;
+    for (const auto& name : reference_names(o.repo.get(), "refs/*")) {
+      auto oid = reference_commit(o.repo.get(), name);
+      if (!oid) continue;
+      std::string shown = name;
+      for (const char* prefix : {"refs/heads/", "refs/tags/", "refs/remotes/"})
+        if (shown.rfind(prefix, 0) == 0) shown = shown.substr(std::string(prefix).size());
+      names[oid_hex(*oid)].push_back(shown);
+    }
+    git_revwalk* wraw = nullptr;
+    check(git_revwalk_new(&wraw, o.repo.get()), "cannot walk history");
+    Revwalk walk(wraw);
+    check(git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME), "cannot walk history");
+    check(git_revwalk_push(walk.get(), &head), "cannot walk history from " + start);
+    std::vector<sdk::HistoryEntry> out;
+    git_oid oid;
+    while ((r.limit <= 0 || static_cast<int64_t>(out.size()) < r.limit) && git_revwalk_next(&oid, walk.get()) == 0) {
+      if (call.cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "history cancelled");
+      Commit c = lookup_commit(o.repo.get(), oid);
+      sdk::HistoryEntry e;
+      e.id = oid_hex(oid);
+      const git_signature* who = git_commit_committer(c.get());
+      e.when = iso8601(who->when.time, who->when.offset);
+      e.message = summary_line(c.get());
+      auto it = names.find(e.id);
+      if (it != names.end()) e.refs = it->second;
+      out.push_back(std::move(e));
+    }
+    return out;
+  });
+}
+
+std::optional<bool> GitBackend::ancestor_of(sdk::Call&, const sdk::AncestorRequest& r) {
+  Opened o = open_target(r.locator);
+  git_oid ancestor = resolve_state(o, r.ancestor);
+  git_oid descendant = resolve_source(o, r.descendant);
+  if (git_oid_equal(&ancestor, &descendant)) return true;
+  int rc = git_graph_descendant_of(o.repo.get(), &descendant, &ancestor);
+  guarded([&] { return check(rc, "cannot compare " + short_hex(ancestor) + " and " + short_hex(descendant)); });
+  return rc == 1;
+}
+
+// ---- pins ---------------------------------------------------------------------------------------
+
+GitBackend::PushResult GitBackend::git_push(const Opened& o, const std::vector<std::string>& args) const {
+  const char* configured = std::getenv("TETHER_GIT");
+  std::vector<std::string> argv{configured && *configured ? configured : "git",
+                                "-c", "core.fsmonitor=",
+                                "-c", "core.hooksPath=/dev/null",
+                                "-c", "protocol.ext.allow=never",
+                                "-C", o.target.path, "push"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  vcs::ProcessOptions opts;
+  opts.unset_env = {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                    "GIT_NAMESPACE", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG*"};
+  opts.set_env = {{"GIT_TERMINAL_PROMPT", "0"}};
+  try {
+    auto res = vcs::run_process(argv, opts);
+    std::string msg = res.err;
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    for (auto& c : msg)
+      if (c == '\n') c = ' ';
+    return {res.ok(), msg};
+  } catch (const vcs::ProcessError& e) {
+    return {false, e.what()};
+  }
+}
+
+sdk::Pin GitBackend::pin(sdk::Call&, const sdk::PinRequest& r) {
+  Opened o = open_target(r.locator);
+  if (r.state.value("dirty", false) && !o.target.allow_dirty)
+    throw BackendError("refusing to pin a dirty working tree in " + o.target.path +
+                       " (commit or stash the changes there, or set allow_dirty = true in the locator)");
+  git_oid sha = resolve_state(o, r.state);
+  sdk::Pin pin;
+  pin.id = r.pin_id;
+  pin.ref = "tether." + r.pin_id;
+  check_branch_name(pin.ref);
+  auto remote = push_remote(o, r.locator);
+  std::string name = tag_ref(pin.ref);
+  git_reference* raw = nullptr;
+  int rc = with_lock_retry([&] {
+    return git_reference_create(&raw, o.repo.get(), name.c_str(), &sha, 0, ("tether: pin " + pin.id).c_str());
+  });
+  Reference made(raw);
+  if (rc == GIT_EEXISTS) {
+    auto at = guarded([&] { return reference_commit(o.repo.get(), name); });
+    if (!at || !git_oid_equal(&*at, &sha))
+      throw BackendError("tag " + pin.ref + " already points at " + short12(at) + " in " + o.target.path + ", not " +
+                         short_hex(sha));
+    pin.created = false;
+  } else {
+    guarded([&] { return check(rc, "cannot create tag " + pin.ref + " in " + o.target.path); });
+    pin.created = true;
+  }
+  if (remote) {
+    auto res = git_push(o, {"--end-of-options", *remote, name});
+    if (!res.ok) {
+      if (pin.created)
+        if (Reference again = find_reference(o.repo.get(), name)) git_reference_delete(again.get());
+      throw BackendError("pin " + pin.ref + " was not pushed to " + *remote + ": " + res.message);
+    }
+  }
+  return pin;
+}
+
+void GitBackend::unpin(sdk::Call&, const sdk::UnpinRequest& r) {
+  Opened o = open_target(r.locator);
+  std::string name = tag_ref(r.pin.ref);
+  if (auto remote = push_remote(o, r.locator)) {
+    auto res = git_push(o, {"--delete", "--end-of-options", *remote, name});
+    if (!res.ok && res.message.find("remote ref does not exist") == std::string::npos)
+      throw BackendError("pin " + r.pin.ref + " was not deleted on " + *remote + ": " + res.message);
+  }
+  guarded([&] {
+    Reference ref = find_reference(o.repo.get(), name);
+    if (!ref) return 0;  // already gone
+    int rc = with_lock_retry([&] { return git_reference_delete(ref.get()); });
+    if (rc == GIT_ENOTFOUND) return 0;
+    return check(rc, "tag " + r.pin.ref + " was not deleted from " + o.target.path);
+  });
+}
+
+std::vector<std::string> GitBackend::list_pins(sdk::Call&, const sdk::LocatorRequest& r) {
+  Opened o = open_target(r.locator);
+  std::vector<std::string> out;
+  const std::string prefix = std::string(kTags) + "tether.";
+  for (const auto& name : guarded([&] { return reference_names(o.repo.get(), prefix + "*"); })) {
+    std::string id = name.substr(prefix.size());
+    if (("tether." + id).rfind(kWorkingRefPrefix, 0) == 0) continue;
+    out.push_back(id);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// ---- branches -----------------------------------------------------------------------------------
+
+bool GitBackend::checked_out_here(const Opened& o, const std::string& branch, const std::string& what) const {
+  const char* wd = git_repository_workdir(o.repo.get());
+  std::string here = wd ? resolve_path(wd) : std::string();
+  bool mine = false;
+  for (const auto& c : guarded([&] { return checkouts(o.repo.get()); })) {
+    if (c.branch != branch) continue;
+    if (!here.empty() && resolve_path(c.worktree) == here) {
+      mine = true;
+      continue;
+    }
+    throw BackendError("branch " + branch + " is checked out in " + resolve_path(c.worktree) + "; " + what);
+  }
+  return mine;
+}
+
+void GitBackend::move_branch(const Opened& o, const std::string& branch, const git_oid& to,
+                             const std::optional<git_oid>& old, const std::string& what, const Json& expected) const {
+  std::string name = head_ref(branch);
+  std::string log = "tether: " + what + " " + branch;
+  git_reference* raw = nullptr;
+  int rc = with_lock_retry([&] {
+    if (!old) return git_reference_create(&raw, o.repo.get(), name.c_str(), &to, 0, log.c_str());
+    return git_reference_create_matching(&raw, o.repo.get(), name.c_str(), &to, 1, &*old, log.c_str());
+  });
+  Reference made(raw);
+  if (rc >= 0) return;
+  std::string reason = last_error_message();
+  auto now = guarded([&] { return reference_commit(o.repo.get(), name); });
+  Json actual = now ? Json{{"sha", oid_hex(*now)}} : Json(nullptr);
+  if (!old && now)
+    throw sdk::RefMoved(what + ": " + branch + " exists (at " + short_hex(*now) + "), expected absent", branch, expected,
+                        actual);
+  if (old && (!now || !git_oid_equal(&*now, &*old)))
+    throw sdk::RefMoved(what + ": " + branch + " is at " + short12(now) + ", expected " + short_hex(*old), branch,
+                        expected, actual);
+  throw BackendError("cannot move " + branch + " in " + o.target.path + ": " + reason);
+}
+
+std::string GitBackend::fork(sdk::Call&, const sdk::ForkRequest& r) {
+  Opened o = open_target(r.locator);
+  check_branch_name(r.name);
+  git_oid sha = resolve_source(o, r.source);
+  auto current = guarded([&] { return reference_commit(o.repo.get(), head_ref(r.name)); });
+  using K = sdk::Expected::Kind;
+  std::optional<git_oid> old;
+  Json expected = nullptr;
+  switch (r.expected.kind) {
+    case K::None:
+      if (current && git_oid_equal(&*current, &sha)) return r.name;
+      old = current;
+      break;
+    case K::Absent:
+      expected = Json::object();
+      break;
+    case K::At: {
+      expected = r.expected.state;
+      git_oid want = resolve_state(o, r.expected.state);
+      if (current && git_oid_equal(&*current, &want) && git_oid_equal(&*current, &sha)) return r.name;
+      old = want;
+      break;
+    }
+  }
+  // Never move a branch a working tree has checked out (this repository's own included): the
+  // files there would be left behind the branch.
+  if (!current || !git_oid_equal(&*current, &sha))
+    for (const auto& c : guarded([&] { return checkouts(o.repo.get()); }))
+      if (c.branch == r.name)
+        throw BackendError("branch " + r.name + " is checked out in " + resolve_path(c.worktree) +
+                           "; check out another branch there before it is reset");
+  move_branch(o, r.name, sha, old, "fork", expected);
+  return r.name;
+}
+
+void GitBackend::delete_working_ref(sdk::Call& call, const sdk::RefRequest& r) {
+  Opened o = open_target(r.locator);
+  check_branch_name(r.ref);
+  if (auto why = working_ref_blockers(call, r)) throw BackendError("branch " + r.ref + " was not deleted: " + *why);
+  guarded([&] {
+    Reference ref = find_reference(o.repo.get(), head_ref(r.ref));
+    if (!ref) return 0;
+    int rc = with_lock_retry([&] { return git_reference_delete(ref.get()); });
+    if (rc == GIT_ENOTFOUND) return 0;
+    return check(rc, "branch " + r.ref + " was not deleted from " + o.target.path);
+  });
+}
+
+std::vector<std::string> GitBackend::list_working_refs(sdk::Call&, const sdk::LocatorRequest& r) {
+  Opened o = open_target(r.locator);
+  std::vector<std::string> out;
+  for (const auto& name : guarded([&] { return reference_names(o.repo.get(), std::string(kHeads) + kWorkingRefPrefix + "*"); }))
+    out.push_back(name.substr(std::string(kHeads).size()));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<std::string> GitBackend::working_ref_blockers(sdk::Call&, const sdk::RefRequest& r) {
+  Opened o = open_target(r.locator);
+  for (const auto& c : guarded([&] { return checkouts(o.repo.get()); }))
+    if (c.branch == r.ref) return "it is checked out in " + resolve_path(c.worktree);
+  return std::nullopt;
+}
+
+std::string GitBackend::rename_working_ref(sdk::Call& call, const sdk::RenameRefRequest& r) {
+  Opened o = open_target(r.locator);
+  check_branch_name(r.old_ref);
+  check_branch_name(r.new_ref);
+  auto at = guarded([&] { return reference_commit(o.repo.get(), head_ref(r.old_ref)); });
+  if (!at) throw BackendError("branch " + r.old_ref + " does not exist in " + o.target.path);
+  move_branch(o, r.new_ref, *at, std::nullopt, "rename", Json::object());
+  delete_working_ref(call, sdk::RefRequest{r.locator, r.old_ref});
+  return r.new_ref;
+}
+
+// ---- landing forks --------------------------------------------------------------------------------
+
+void GitBackend::checkout_tree(const Opened& o, const git_oid& from, const git_oid& to) const {
+  guarded([&] {
+    Commit cfrom = lookup_commit(o.repo.get(), from), cto = lookup_commit(o.repo.get(), to);
+    Tree tfrom = commit_tree(cfrom.get()), tto = commit_tree(cto.get());
+    git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+    opts.checkout_strategy = GIT_CHECKOUT_SAFE;
+    opts.baseline = tfrom.get();
+    return check(git_checkout_tree(o.repo.get(), reinterpret_cast<const git_object*>(tto.get()), &opts),
+                 "cannot update the working tree of " + o.target.path);
+  });
+}
+
+sdk::State GitBackend::promote(sdk::Call&, const sdk::PromoteRequest& r) {
+  Opened o = open_target(r.locator);
+  std::string base = base_branch_of(o);
+  git_oid target = resolve_source(o, r.source);
+  auto head = guarded([&] { return reference_commit(o.repo.get(), head_ref(base)); });
+  if (!head) throw BackendError("'" + base + "' is not a local branch of " + o.target.path);
+  using K = sdk::Expected::Kind;
+  Json expected = r.expected.kind == K::At ? r.expected.state : Json::object();
+  if (r.expected.kind == K::Absent)
+    throw sdk::RefMoved("promote: " + base + " is at " + short_hex(*head) + ", expected absent", base, expected,
+                        Json{{"sha", oid_hex(*head)}});
+  if (r.expected.kind == K::At) {
+    git_oid want = resolve_state(o, r.expected.state);
+    if (!git_oid_equal(&want, &*head))
+      throw sdk::RefMoved("promote: " + base + " is at " + short_hex(*head) + ", expected " + short_hex(want), base,
+                          expected, Json{{"sha", oid_hex(*head)}});
+  }
+  if (git_oid_equal(&target, &*head)) return state_at(o, base, *head);
+  int rc = git_graph_descendant_of(o.repo.get(), &target, &*head);
+  guarded([&] { return check(rc, "cannot compare " + short_hex(*head) + " and " + short_hex(target)); });
+  if (rc != 1)
+    throw BackendError(base + " is at " + short_hex(*head) + ", which is not an ancestor of " + short_hex(target) +
+                       ": a promote only fast-forwards; merge instead");
+  bool here = checked_out_here(o, base, "promote from there");
+  if (here && guarded([&] { return working_tree_dirty(o.repo.get()); }))
+    throw BackendError(base + " is checked out in " + o.target.path +
+                       " with uncommitted changes; commit or stash them first");
+  if (here) checkout_tree(o, *head, target);
+  try {
+    move_branch(o, base, target, *head, "promote", expected);
+  } catch (...) {
+    if (here) checkout_tree(o, target, *head);  // put the files back where the branch still is
+    throw;
+  }
+  return state_at(o, base, target);
+}
+
+sdk::State GitBackend::merge(sdk::Call&, const sdk::MergeRequest& r) {
+  Opened o = open_target(r.locator);
+  std::string base = base_branch_of(o);
+  git_oid source = resolve_source(o, r.source);
+  auto head = guarded([&] { return reference_commit(o.repo.get(), head_ref(base)); });
+  if (!head) throw BackendError("'" + base + "' is not a local branch of " + o.target.path);
+  using K = sdk::Expected::Kind;
+  Json expected = r.expected.kind == K::At ? r.expected.state : Json::object();
+  if (r.expected.kind == K::Absent)
+    throw sdk::RefMoved("merge: " + base + " is at " + short_hex(*head) + ", expected absent", base, expected,
+                        Json{{"sha", oid_hex(*head)}});
+  if (r.expected.kind == K::At) {
+    git_oid want = resolve_state(o, r.expected.state);
+    if (!git_oid_equal(&want, &*head))
+      throw sdk::RefMoved("merge: " + base + " is at " + short_hex(*head) + ", expected " + short_hex(want), base,
+                          expected, Json{{"sha", oid_hex(*head)}});
+  }
+  // Already merged: nothing to record (git merge says "Already up to date").
+  if (git_oid_equal(&source, &*head) || git_graph_descendant_of(o.repo.get(), &*head, &source) == 1)
+    return state_at(o, base, *head);
+  bool here = checked_out_here(o, base, "merge from there");
+  if (here && guarded([&] { return working_tree_dirty(o.repo.get()); }))
+    throw BackendError(base + " has uncommitted changes in " + o.target.path + "; commit or stash them first");
+  git_oid merged = guarded([&] {
+    Commit ours = lookup_commit(o.repo.get(), *head), theirs = lookup_commit(o.repo.get(), source);
+    git_merge_options opts = GIT_MERGE_OPTIONS_INIT;
+    opts.flags = GIT_MERGE_FIND_RENAMES;
+    git_index* iraw = nullptr;
+    check(git_merge_commits(&iraw, o.repo.get(), ours.get(), theirs.get(), &opts),
+          "cannot merge " + short_hex(source) + " into " + base);
+    Index index(iraw);
+    if (git_index_has_conflicts(index.get())) {
+      std::set<std::string> paths;
+      git_index_conflict_iterator* craw = nullptr;
+      check(git_index_conflict_iterator_new(&craw, index.get()), "cannot list merge conflicts");
+      Handle<git_index_conflict_iterator, git_index_conflict_iterator_free> it(craw);
+      const git_index_entry *anc = nullptr, *our = nullptr, *their = nullptr;
+      while (git_index_conflict_next(&anc, &our, &their, it.get()) == 0) {
+        const git_index_entry* e = our ? our : their ? their : anc;
+        if (e && e->path) paths.insert(e->path);
+      }
+      std::vector<std::string> list(paths.begin(), paths.end());
+      std::string shown;
+      for (size_t i = 0; i < list.size() && i < 5; ++i) shown += (i ? ", " : "") + list[i];
+      if (list.size() > 5) shown += ", ...";
+      throw sdk::MergeConflict("merging " + short_hex(source) + " into " + base + " conflicts in " +
+                                   std::to_string(list.size()) + " file(s): " + shown + "; " + base + " is untouched",
+                               list);
+    }
+    git_oid tree_id;
+    check(git_index_write_tree_to(&tree_id, index.get(), o.repo.get()), "cannot write the merged tree");
+    git_tree* traw = nullptr;
+    check(git_tree_lookup(&traw, o.repo.get(), &tree_id), "cannot read the merged tree");
+    Tree tree(traw);
+    Signature sig = default_signature(o.repo.get());
+    const git_commit* parents[] = {ours.get(), theirs.get()};
+    std::string message = r.message.empty() ? "tether: merge " + short_hex(source) + " into " + base : r.message;
+    if (message.back() != '\n') message += '\n';
+    git_oid id;
+    check(git_commit_create(&id, o.repo.get(), nullptr, sig.get(), sig.get(), nullptr, message.c_str(), tree.get(), 2,
+                            parents),
+          "cannot write the merge commit");
+    return id;
+  });
+  if (here) checkout_tree(o, *head, merged);
+  try {
+    move_branch(o, base, merged, *head, "merge", expected);
+  } catch (...) {
+    if (here) checkout_tree(o, merged, *head);
+    throw;
+  }
+  return state_at(o, base, merged);
+}
+
+// ---- the store lifecycle ------------------------------------------------------------------------------
+
+sdk::State GitBackend::create(sdk::Call&, const sdk::CreateRequest& r) {
+  Target t = parse_target(r.locator);
+  refuse_inside_checkout(t, configuration().checkout);
+  if (exists(t.path)) throw BackendError(t.path + " already exists; `create` never adopts it");
+  std::string base = t.ref ? *t.ref : "main";
+  check_branch_name(base);
+  guarded([&] {
+    git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+    opts.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_REINIT;
+    opts.initial_head = base.c_str();
+    git_repository* raw = nullptr;
+    check(git_repository_init_ext(&raw, t.path.c_str(), &opts), "cannot create a repository at " + t.path);
+    Repository repo(raw);
+    git_config* craw = nullptr;
+    check(git_repository_config(&craw, repo.get()), "cannot open the configuration of " + t.path);
+    Config cfg(craw);
+    git_config* lraw = nullptr;
+    check(git_config_open_level(&lraw, cfg.get(), GIT_CONFIG_LEVEL_LOCAL), "cannot open the configuration of " + t.path);
+    Config local(lraw);
+    check(git_config_set_string(local.get(), "tether.owner", r.owner.c_str()), "cannot write tether.owner in " + t.path);
+    git_treebuilder* braw = nullptr;
+    check(git_treebuilder_new(&braw, repo.get(), nullptr), "cannot build the empty tree");
+    TreeBuilder builder(braw);
+    git_oid tree_id;
+    check(git_treebuilder_write(&tree_id, builder.get()), "cannot write the empty tree");
+    git_tree* traw = nullptr;
+    check(git_tree_lookup(&traw, repo.get(), &tree_id), "cannot read the empty tree");
+    Tree tree(traw);
+    git_signature* sraw = nullptr;
+    check(git_signature_new(&sraw, "tether", "tether@localhost", kCreateTime, 0), "cannot make a signature");
+    Signature sig(sraw);
+    git_oid root;
+    check(git_commit_create(&root, repo.get(), nullptr, sig.get(), sig.get(), nullptr, kCreateMessage, tree.get(), 0,
+                            nullptr),
+          "cannot write the root commit");
+    if (oid_hex(root) != kEmptyRootSha)
+      throw Git2Error(GIT_ERROR, "the root commit of " + t.path + " is " + oid_hex(root) + ", not " + kEmptyRootSha);
+    git_reference* rraw = nullptr;
+    check(git_reference_create(&rraw, repo.get(), head_ref(base).c_str(), &root, 0, "tether: created store"),
+          "cannot create branch " + base);
+    Reference made(rraw);
+    git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
+    co.checkout_strategy = GIT_CHECKOUT_FORCE;
+    return check(git_checkout_head(repo.get(), &co), "cannot check out " + base + " in " + t.path);
+  });
+  Opened o = open_target(r.locator);
+  return state_at(o, base, resolve_read_ref(o, head_ref(base)));
+}
+
+std::optional<std::string> GitBackend::owner(sdk::Call&, const sdk::LocatorRequest& r) {
+  Target t = parse_target(r.locator);
+  if (!has_dot_git(t.path)) return std::nullopt;
+  Opened o = open_target(r.locator);
+  return guarded([&]() -> std::optional<std::string> {
+    git_config* raw = nullptr;
+    check(git_repository_config_snapshot(&raw, o.repo.get()), "cannot read the configuration of " + t.path);
+    Config cfg(raw);
+    const char* value = nullptr;
+    if (git_config_get_string(&value, cfg.get(), "tether.owner") < 0 || !value || !*value) return std::nullopt;
+    return std::string(value);
+  });
+}
+
+std::optional<bool> GitBackend::is_ref_empty(sdk::Call&, const sdk::IsRefEmptyRequest& r) {
+  Target t = parse_target(r.locator);
+  if (!has_dot_git(t.path)) return std::nullopt;
+  Opened o = open_target(r.locator);
+  std::string base = t.ref ? *t.ref : "main";
+  std::set<std::string> ignoring(r.ignoring.begin(), r.ignoring.end());
+  return guarded([&]() -> std::optional<bool> {
+    std::vector<std::string> left;
+    for (const char* glob : {"refs/heads/*", "refs/tags/*"})
+      for (const auto& name : reference_names(o.repo.get(), glob)) {
+        std::string s = name.substr(std::string(glob).size() - 1);
+        if (!ignoring.count(s)) left.push_back(s);
+      }
+    if (left != std::vector<std::string>{base}) return false;
+    auto at = reference_commit(o.repo.get(), head_ref(base));
+    if (!at || oid_hex(*at) != kEmptyRootSha) return false;
+    git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+    opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS | GIT_STATUS_OPT_INCLUDE_IGNORED |
+                 GIT_STATUS_OPT_RECURSE_IGNORED_DIRS;
+    int rc = git_status_foreach_ext(o.repo.get(), &opts, [](const char*, unsigned int, void*) { return 1; }, nullptr);
+    if (rc == 1) return false;
+    check(rc, "cannot read the working tree status of " + t.path);
+    return true;
+  });
+}
+
+void GitBackend::delete_store(sdk::Call& call, const sdk::LocatorRequest& r) {
+  Target t = parse_target(r.locator);
+  refuse_inside_checkout(t, configuration().checkout);
+  if (!has_dot_git(t.path) || !owner(call, r))
+    throw BackendError(t.path + " is not a repository tether created; not removing it");
+  if (is_ref_empty(call, sdk::IsRefEmptyRequest{r.locator, {}}) != true)
+    throw BackendError(t.path + " is not empty (refs, commits, or files in the working tree); not removing it");
+  std::error_code ec;
+  fs::remove_all(t.path, ec);
+  if (ec) throw BackendError("cannot remove " + t.path + ": " + ec.message());
+}
+
+}  // namespace tether::git

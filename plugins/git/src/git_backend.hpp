@@ -1,0 +1,94 @@
+// git_backend: the `git` backend (spec backends §2): another git repository tracked as a
+// Forkable object. Its state is the commit a ref sits at (`sha`, with the volatile `dirty`
+// for the checkout), a pin is the lightweight tag `tether.<pin_id>`, a fork is a branch, and
+// promote fast-forwards or merge makes a real three-way merge commit.
+//
+// Everything runs in-process on libgit2: reads, tags, CAS branch moves (libgit2 locks the ref
+// and compares the old value under the lock), merges (in memory, then a CAS move of the base)
+// and diffs. Only pushes to a remote go through the `git` command, so the user's credential
+// helpers and ssh configuration apply. libgit2 runs no hooks, no fsmonitor and no filters
+// from a repository's configuration, which is what makes reading a repository safe.
+//
+// Every operation may run on several threads at once: each opens its own git_repository.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "git2.hpp"
+#include "target.hpp"
+#include "tether/sdk/backend.hpp"
+
+namespace tether::git {
+
+class GitBackend : public sdk::Backend<GitBackend> {
+ public:
+  explicit GitBackend(const sdk::Json& config);
+
+  sdk::Description describe(sdk::Call&);
+  sdk::Json identity(sdk::Call&, const sdk::LocatorRequest&);
+  void validate_locator(sdk::Call&, const sdk::LocatorRequest&);
+  uint32_t effective_capabilities(sdk::Call&, const sdk::PolicyRequest&);
+  std::string base_branch(sdk::Call&, const sdk::LocatorRequest&);
+  std::optional<std::string> default_key(sdk::Call&, const sdk::LocatorRequest&);
+  bool state_addressable(sdk::Call&, const sdk::StateRequest&);
+  sdk::State fingerprint(sdk::Call&, const sdk::FingerprintRequest&);
+  sdk::VerifyReport verify(sdk::Call&, const sdk::VerifyRequest&);
+  sdk::Pin pin(sdk::Call&, const sdk::PinRequest&);
+  void unpin(sdk::Call&, const sdk::UnpinRequest&);
+  std::vector<std::string> list_pins(sdk::Call&, const sdk::LocatorRequest&);
+  std::string fork(sdk::Call&, const sdk::ForkRequest&);
+  void delete_working_ref(sdk::Call&, const sdk::RefRequest&);
+  std::vector<std::string> list_working_refs(sdk::Call&, const sdk::LocatorRequest&);
+  std::optional<std::string> working_ref_blockers(sdk::Call&, const sdk::RefRequest&);
+  sdk::Json open(sdk::Call&, const sdk::OpenRequest&);
+  sdk::ObjectDiff diff(sdk::Call&, const sdk::DiffRequest&);
+  std::vector<sdk::HistoryEntry> history(sdk::Call&, const sdk::HistoryRequest&);
+  sdk::State promote(sdk::Call&, const sdk::PromoteRequest&);
+  sdk::State merge(sdk::Call&, const sdk::MergeRequest&);
+  std::optional<bool> ancestor_of(sdk::Call&, const sdk::AncestorRequest&);
+  sdk::State create(sdk::Call&, const sdk::CreateRequest&);
+  std::optional<std::string> owner(sdk::Call&, const sdk::LocatorRequest&);
+  std::optional<bool> is_ref_empty(sdk::Call&, const sdk::IsRefEmptyRequest&);
+  void delete_store(sdk::Call&, const sdk::LocatorRequest&);
+  std::string rename_working_ref(sdk::Call&, const sdk::RenameRefRequest&);
+
+ private:
+  struct Opened {
+    Target target;
+    Repository repo;
+  };
+  // parse_target + the checkout refusal + open; BackendError naming the path when it is not
+  // a repository.
+  Opened open_target(const sdk::Locator& locator) const;
+  // The remote a pin is pushed to: the secrets' `remote` (a URL or name), else the
+  // locator's, which must be configured in the repository. nullopt: no pushes.
+  std::optional<std::string> push_remote(const Opened& o, const sdk::Locator& locator) const;
+  void check_remote(const Opened& o) const;
+  std::string base_branch_of(const Opened& o) const;
+  git_oid resolve_source(const Opened& o, const sdk::Source& source) const;
+  git_oid resolve_read_ref(const Opened& o, const std::string& ref) const;
+  git_oid resolve_state(const Opened& o, const sdk::State& state) const;
+  sdk::State state_at(const Opened& o, const std::string& ref, const git_oid& sha) const;
+  // Moves refs/heads/<branch> to `to` if it is at `old` (nullopt: must not exist), under
+  // libgit2's ref lock. Throws sdk::RefMoved naming `what` when the branch is elsewhere.
+  void move_branch(const Opened& o, const std::string& branch, const git_oid& to, const std::optional<git_oid>& old,
+                   const std::string& what, const sdk::Json& expected_state) const;
+  // Refuses when `branch` is checked out in a working tree other than the repository's
+  // own; returns whether it is checked out in the repository's own working tree.
+  bool checked_out_here(const Opened& o, const std::string& branch, const std::string& what) const;
+  // Moves the checked-out working tree and index from `from` to `to` (nothing local may be
+  // lost: libgit2's safe checkout refuses to overwrite changes).
+  void checkout_tree(const Opened& o, const git_oid& from, const git_oid& to) const;
+  // Runs `git push ...` in the repository with a clean environment.
+  struct PushResult {
+    bool ok;
+    std::string message;
+  };
+  PushResult git_push(const Opened& o, const std::vector<std::string>& args) const;
+
+  Library library_;
+};
+
+}  // namespace tether::git

@@ -1,0 +1,437 @@
+// The git backend as the host sees it: the built tether-backend-git.so loaded through the
+// plugin host, driven against real repositories made and inspected with the `git` command
+// (so every check compares with what git itself reports).
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <doctest/doctest.h>
+
+#include "tether/errors.hpp"
+#include "tether/host/plugin.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/vcs/process.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using tether::sdk::Expected;
+using tether::sdk::Json;
+using tether::sdk::Source;
+using tether::testing::TempDir;
+
+constexpr const char* kEmptyRoot = "5a2cfa770badaceb6c6de5171fdf82c871fa40de";
+
+// Runs git in `dir`; the command must succeed. Returns stdout without the final newline.
+std::string git(const fs::path& dir, std::vector<std::string> args) {
+  std::vector<std::string> argv{"git", "-C", dir.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  tether::vcs::ProcessOptions opts;
+  opts.set_env = {{"GIT_AUTHOR_NAME", "t"},       {"GIT_AUTHOR_EMAIL", "t@example.invalid"},
+                  {"GIT_COMMITTER_NAME", "t"},    {"GIT_COMMITTER_EMAIL", "t@example.invalid"},
+                  {"GIT_CONFIG_NOSYSTEM", "1"},   {"HOME", dir.string()}};
+  auto r = tether::vcs::run_process(argv, opts);
+  INFO(tether::vcs::join_argv(argv), ": ", r.err);
+  REQUIRE(r.ok());
+  std::string out = r.out;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+bool git_ok(const fs::path& dir, std::vector<std::string> args) {
+  std::vector<std::string> argv{"git", "-C", dir.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return tether::vcs::run_process(argv).ok();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// A repository with `main` checked out and one commit.
+fs::path make_repo(const TempDir& tmp, const std::string& name) {
+  fs::path dir = tmp.dir(name);
+  git(dir, {"init", "-q", "-b", "main"});
+  write(dir / "README", "hello\n");
+  git(dir, {"add", "README"});
+  git(dir, {"commit", "-q", "-m", "first"});
+  return dir;
+}
+
+std::string commit_file(const fs::path& dir, const std::string& file, const std::string& text,
+                        const std::string& msg = "change") {
+  write(dir / file, text);
+  git(dir, {"add", "-A"});
+  git(dir, {"commit", "-q", "-m", msg});
+  return git(dir, {"rev-parse", "HEAD"});
+}
+
+struct Backend {
+  Backend() {
+    const char* path = std::getenv("TETHER_GIT_PLUGIN");
+    REQUIRE_MESSAGE(path, "TETHER_GIT_PLUGIN is not set (run through meson test)");
+    proxy = std::make_unique<tether::host::BackendProxy>(tether::host::Plugin::load(path));
+  }
+  tether::host::BackendProxy* operator->() { return proxy.get(); }
+  std::unique_ptr<tether::host::BackendProxy> proxy;
+};
+
+Json loc(const fs::path& p, Json extra = Json::object()) {
+  extra["path"] = p.string();
+  return extra;
+}
+
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  FAIL("no error");
+  return {};
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("describe: stable, Forkable, with the flags the issue names") {
+  Backend be;
+  CHECK(be->kind() == "git");
+  CHECK(be->description().maturity == "stable");
+  CHECK(std::string(be->tier()) == "forkable");
+  for (uint32_t cap : {tether::sdk::kPin, tether::sdk::kFork, tether::sdk::kPromote, tether::sdk::kMerge,
+                       tether::sdk::kConditionalRef, tether::sdk::kAtomicRef, tether::sdk::kCreate,
+                       tether::sdk::kDiff, tether::sdk::kHistory, tether::sdk::kAddressable})
+    CHECK(be->has_capability(cap));
+}
+
+TEST_CASE("locators the backend refuses, each with a one-line reason") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  CHECK(contains(error_of([&] { be->validate_locator(Json{{"path", "relative/dir"}}); }), "not absolute"));
+  CHECK(contains(error_of([&] { be->validate_locator(Json{{"path", "https://example.com/x.git"}}); }), "local 'path'"));
+  CHECK(contains(error_of([&] { be->validate_locator(loc(repo, {{"ref", "--upload-pack=x"}})); }), "looks like an option"));
+  CHECK(contains(error_of([&] { be->validate_locator(loc(repo, {{"remote", "-x"}})); }), "looks like an option"));
+  CHECK(contains(error_of([&] { be->validate_locator(loc(repo, {{"remote", "nowhere"}})); }),
+                 "'nowhere' is not a remote configured in " + repo.string()));
+  CHECK(contains(error_of([&] { be->validate_locator(loc(repo, {{"ref", "no-such-branch"}})); }),
+                 "unknown revision 'no-such-branch'"));
+  fs::path plain = tmp.dir("plain");
+  CHECK(contains(error_of([&] { be->fingerprint(loc(plain)); }), "is not a git repository"));
+  // a subdirectory of a repository is not the repository
+  fs::create_directories(repo / "sub");
+  CHECK(contains(error_of([&] { be->fingerprint(loc(repo / "sub")); }), "is not a git repository"));
+  fs::path bare = tmp.path() / "bare.git";
+  git(tmp.path(), {"clone", "-q", "--bare", repo.string(), bare.string()});
+  CHECK(contains(error_of([&] { be->validate_locator(loc(bare)); }), "bare repository"));
+  CHECK(be->fingerprint(loc(bare, {{"ref", "main"}}))["sha"] == git(repo, {"rev-parse", "HEAD"}));
+}
+
+TEST_CASE("a path inside the dataset checkout is refused") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path dataset = make_repo(tmp, "dataset");
+  fs::path inner = dataset / "vendored";
+  fs::create_directories(inner);
+  git(inner, {"init", "-q", "-b", "main"});
+  be->configure({"", dataset.string(), Json::object(), Json::object()});
+  CHECK(contains(error_of([&] { be->validate_locator(loc(inner)); }), "inside this dataset's checkout"));
+  CHECK(contains(error_of([&] { be->fingerprint(loc(dataset)); }), "inside this dataset's checkout"));
+  // beside the checkout is fine
+  fs::path beside = make_repo(tmp, "dataset-code");
+  be->validate_locator(loc(beside));
+}
+
+TEST_CASE("fingerprint: the commit a ref sits at; dirty only for the checked-out branch") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  std::string first = git(repo, {"rev-parse", "HEAD"});
+  Json s = be->fingerprint(loc(repo));
+  CHECK(s == Json{{"sha", first}, {"dirty", false}});
+  write(repo / "untracked.txt", "x");
+  CHECK(be->fingerprint(loc(repo))["dirty"] == true);
+  CHECK(be->fingerprint(loc(repo))["sha"] == first);
+  fs::remove(repo / "untracked.txt");
+  std::string second = commit_file(repo, "a.txt", "a\n");
+  CHECK(be->fingerprint(loc(repo))["sha"] == second);
+  // `at` detaches at any commit-ish; another branch is never dirty
+  CHECK(be->fingerprint(loc(repo, {{"at", first.substr(0, 8)}}))["sha"] == first);
+  git(repo, {"branch", "side", first});
+  write(repo / "untracked.txt", "x");
+  CHECK(be->fingerprint(loc(repo, {{"ref", "side"}})) == Json{{"sha", first}, {"dirty", false}});
+  CHECK(be->fingerprint(loc(repo, {{"ref", "main"}}))["dirty"] == true);
+}
+
+TEST_CASE("pin: a lightweight tag, idempotent, refused when the tag points elsewhere or the tree is dirty") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  Json s = be->fingerprint(loc(repo));
+  auto pin = be->pin(loc(repo), s, "0a1b2c3d.0123456789abcdef");
+  CHECK(pin.ref == "tether.0a1b2c3d.0123456789abcdef");
+  CHECK(pin.created);
+  CHECK(git(repo, {"cat-file", "-t", "refs/tags/" + pin.ref}) == "commit");  // lightweight, not annotated
+  CHECK(git(repo, {"rev-parse", pin.ref}) == s["sha"]);
+  auto again = be->pin(loc(repo), s, "0a1b2c3d.0123456789abcdef");
+  CHECK_FALSE(again.created);
+  git(repo, {"branch", "tether.ws.0a1b2c3d.b", "HEAD"});
+  git(repo, {"tag", "tether.ws.0a1b2c3d.t", "HEAD"});
+  CHECK(be->list_pins(loc(repo)) == std::vector<std::string>{"0a1b2c3d.0123456789abcdef"});
+
+  Json s2{{"sha", commit_file(repo, "b.txt", "b\n")}, {"dirty", false}};
+  CHECK(contains(error_of([&] { be->pin(loc(repo), s2, "0a1b2c3d.0123456789abcdef"); }), "already points at"));
+  Json dirty = s2;
+  dirty["dirty"] = true;
+  CHECK(contains(error_of([&] { be->pin(loc(repo), dirty, "0a1b2c3d.1111111111111111"); }), "dirty working tree"));
+  CHECK_FALSE(git_ok(repo, {"rev-parse", "-q", "--verify", "refs/tags/tether.0a1b2c3d.1111111111111111"}));
+  CHECK(be->pin(loc(repo, {{"allow_dirty", true}}), dirty, "0a1b2c3d.1111111111111111").created);
+
+  be->unpin(loc(repo), pin);
+  CHECK_FALSE(git_ok(repo, {"rev-parse", "-q", "--verify", "refs/tags/" + pin.ref}));
+  be->unpin(loc(repo), pin);  // already gone: fine
+}
+
+TEST_CASE("verify: ok, a deleted tag is missing, a moved tag has drifted") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  Json s = be->fingerprint(loc(repo));
+  auto pin = be->pin(loc(repo), s, "0a1b2c3d.0123456789abcdef");
+  CHECK(be->verify(loc(repo), s, pin).status == tether::sdk::VerifyStatus::Ok);
+  CHECK(be->verify(loc(repo), s, std::nullopt).status == tether::sdk::VerifyStatus::Ok);
+  std::string other = commit_file(repo, "b.txt", "b\n");
+  git(repo, {"tag", "-f", pin.ref, other});
+  auto drifted = be->verify(loc(repo), s, pin);
+  CHECK(drifted.status == tether::sdk::VerifyStatus::Drifted);
+  git(repo, {"tag", "-d", pin.ref});
+  auto missing = be->verify(loc(repo), s, pin);
+  CHECK(missing.status == tether::sdk::VerifyStatus::Missing);
+  CHECK(contains(missing.message, pin.ref));
+  Json ghost{{"sha", "0123456789abcdef0123456789abcdef01234567"}, {"dirty", false}};
+  CHECK(be->verify(loc(repo), ghost, std::nullopt).status == tether::sdk::VerifyStatus::Missing);
+}
+
+TEST_CASE("pins are pushed to the remote through the git command; a failed push leaves no local tag") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  fs::path bare = tmp.path() / "origin.git";
+  git(tmp.path(), {"init", "-q", "--bare", bare.string()});
+  git(repo, {"remote", "add", "origin", bare.string()});
+  Json l = loc(repo, {{"remote", "origin"}});
+  Json s = be->fingerprint(l);
+  auto pin = be->pin(l, s, "0a1b2c3d.0123456789abcdef");
+  CHECK(git(bare, {"rev-parse", "refs/tags/" + pin.ref}) == s["sha"]);
+  be->unpin(l, pin);
+  CHECK_FALSE(git_ok(bare, {"rev-parse", "-q", "--verify", "refs/tags/" + pin.ref}));
+
+  git(repo, {"remote", "add", "gone", (tmp.path() / "no-such-remote.git").string()});
+  Json lg = loc(repo, {{"remote", "gone"}});
+  std::string err = error_of([&] { be->pin(lg, s, "0a1b2c3d.2222222222222222"); });
+  CHECK(contains(err, "was not pushed to gone"));
+  CHECK_FALSE(git_ok(repo, {"rev-parse", "-q", "--verify", "refs/tags/tether.0a1b2c3d.2222222222222222"}));
+}
+
+TEST_CASE("fork is compare-and-swap and never moves a branch a worktree has checked out") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  Json s = be->fingerprint(loc(repo));
+  std::string wref = "tether.ws.0a1b2c3d.work";
+  CHECK(be->fork(loc(repo), Source::of_state(s), wref, Expected::absent()) == wref);
+  CHECK(git(repo, {"rev-parse", "refs/heads/" + wref}) == s["sha"]);
+  CHECK_THROWS_AS(be->fork(loc(repo), Source::of_state(s), wref, Expected::absent()), tether::RefMovedError);
+  CHECK(be->list_working_refs(loc(repo)) == std::vector<std::string>{wref});
+
+  fs::path wt = tmp.path() / "wt";
+  git(repo, {"worktree", "add", "-q", wt.string(), wref});
+  std::string head = commit_file(wt, "w.txt", "w\n");
+  Json h{{"sha", head}, {"dirty", false}};
+  std::string err = error_of([&] { be->fork(loc(repo), Source::of_state(s), wref, Expected::at(h)); });
+  CHECK(contains(err, "is checked out in " + fs::canonical(wt).string()));
+  CHECK(git(repo, {"rev-parse", "refs/heads/" + wref}) == head);
+  CHECK(be->working_ref_blockers(loc(repo), wref).has_value());
+  CHECK_THROWS(be->delete_working_ref(loc(repo), wref));
+  git(repo, {"worktree", "remove", "--force", wt.string()});
+  CHECK_FALSE(be->working_ref_blockers(loc(repo), wref).has_value());
+  be->fork(loc(repo), Source::of_state(s), wref, Expected::at(h));
+  CHECK(git(repo, {"rev-parse", "refs/heads/" + wref}) == s["sha"]);
+  be->delete_working_ref(loc(repo), wref);
+  CHECK(be->list_working_refs(loc(repo)).empty());
+  // the repository's own checked-out branch is not reset either
+  std::string later = commit_file(repo, "later.txt", "later\n");
+  CHECK(contains(error_of([&] { be->fork(loc(repo), Source::of_state(s), "main"); }),
+                 "main is checked out in " + fs::canonical(repo).string()));
+  CHECK(git(repo, {"rev-parse", "main"}) == later);
+  CHECK(contains(error_of([&] { be->fork(loc(repo), Source::of_ref("tether.nothing"), "x"); }), "tether.nothing"));
+}
+
+TEST_CASE("promote fast-forwards the checked-out base and its files; a diverged base is refused") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  Json base = be->fingerprint(loc(repo));
+  std::string wref = "tether.ws.0a1b2c3d.p";
+  be->fork(loc(repo), Source::of_state(base), wref);
+  fs::path wt = tmp.path() / "wt";
+  git(repo, {"worktree", "add", "-q", wt.string(), wref});
+  std::string tip = commit_file(wt, "new.txt", "new\n");
+  git(repo, {"worktree", "remove", wt.string()});
+
+  CHECK_THROWS_AS(be->promote(loc(repo), Source::of_ref(wref), Expected::at(Json{{"sha", tip}})), tether::RefMovedError);
+  write(repo / "scratch.txt", "uncommitted");
+  CHECK(contains(error_of([&] { be->promote(loc(repo), Source::of_ref(wref), Expected::at(base)); }), "uncommitted changes"));
+  fs::remove(repo / "scratch.txt");
+  Json moved = be->promote(loc(repo), Source::of_ref(wref), Expected::at(base));
+  CHECK(moved == Json{{"sha", tip}, {"dirty", false}});
+  CHECK(git(repo, {"rev-parse", "main"}) == tip);
+  CHECK(fs::exists(repo / "new.txt"));
+  CHECK(git(repo, {"status", "--porcelain"}).empty());
+  // idempotent
+  CHECK(be->promote(loc(repo), Source::of_ref(wref))["sha"] == tip);
+
+  // the base moved on: not a fast-forward any more
+  be->fork(loc(repo), Source::of_state(Json{{"sha", git(repo, {"rev-parse", "HEAD~1"})}}), wref);
+  git(repo, {"worktree", "add", "-q", wt.string(), wref});
+  commit_file(wt, "other.txt", "other\n");
+  git(repo, {"worktree", "remove", wt.string()});
+  CHECK(contains(error_of([&] { be->promote(loc(repo), Source::of_ref(wref)); }), "merge instead"));
+  CHECK(git(repo, {"rev-parse", "main"}) == tip);
+}
+
+TEST_CASE("merge makes a real merge commit; conflicts name the files and leave the base untouched") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  Json base = be->fingerprint(loc(repo));
+  std::string wref = "tether.ws.0a1b2c3d.m";
+  be->fork(loc(repo), Source::of_state(base), wref);
+  fs::path wt = tmp.path() / "wt";
+  git(repo, {"worktree", "add", "-q", wt.string(), wref});
+  std::string theirs = commit_file(wt, "theirs.txt", "t\n");
+  std::string ours = commit_file(repo, "ours.txt", "o\n");
+  Json merged = be->merge(loc(repo), Source::of_state(Json{{"sha", theirs}}), "merge the fork",
+                          Expected::at(Json{{"sha", ours}}));
+  std::string m = merged["sha"];
+  CHECK(git(repo, {"rev-parse", "main"}) == m);
+  CHECK(git(repo, {"rev-list", "--parents", "-n1", m}) == m + " " + ours + " " + theirs);
+  CHECK(git(repo, {"log", "-1", "--format=%s", m}) == "merge the fork");
+  CHECK(fs::exists(repo / "theirs.txt"));
+  CHECK(git(repo, {"status", "--porcelain"}).empty());
+  CHECK(be->ancestor_of(loc(repo), Json{{"sha", theirs}}, Source::of_state(merged)) == true);
+  CHECK(be->ancestor_of(loc(repo), merged, Source::of_state(Json{{"sha", theirs}})) == false);
+
+  // both sides change one line of README
+  commit_file(wt, "README", "theirs\n");
+  std::string before = commit_file(repo, "README", "ours\n");
+  try {
+    be->merge(loc(repo), Source::of_ref(wref), "conflicting");
+    FAIL("merge of a conflicting change went through");
+  } catch (const tether::MergeConflict& e) {
+    CHECK(e.conflicts() == std::vector<std::string>{"README"});
+    CHECK(contains(e.what(), "README"));
+  }
+  CHECK(git(repo, {"rev-parse", "main"}) == before);
+  CHECK(git(repo, {"status", "--porcelain"}).empty());
+  git(repo, {"worktree", "remove", "--force", wt.string()});
+}
+
+TEST_CASE("diff lists files added, removed, modified and renamed with line counts") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  write(repo / "keep.txt", "1\n2\n3\n");
+  write(repo / "gone.txt", "bye\n");
+  write(repo / "moved.txt", "a long enough body\nto be found as a rename\nby similarity\n");
+  std::string a = commit_file(repo, "x", "x\n");
+  write(repo / "keep.txt", "1\nTWO\n3\n4\n");
+  fs::remove(repo / "gone.txt");
+  fs::rename(repo / "moved.txt", repo / "renamed.txt");
+  write(repo / "added.txt", "new\n");
+  std::string b = commit_file(repo, "x", "x\n");
+  auto d = be->diff(loc(repo), Json{{"sha", a}}, Json{{"sha", b}});
+  CHECK(d.unit == "files");
+  CHECK(d.added == 1);
+  CHECK(d.removed == 1);
+  CHECK(d.modified == 2);  // renamed counts as modified
+  std::map<std::string, std::pair<std::string, std::string>> got;
+  for (const auto& e : d.entries) got[e.path] = {e.change, e.detail};
+  CHECK(got["added.txt"] == std::make_pair(std::string("added"), std::string("+1 -0")));
+  CHECK(got["gone.txt"] == std::make_pair(std::string("removed"), std::string("+0 -1")));
+  CHECK(got["keep.txt"] == std::make_pair(std::string("modified"), std::string("+2 -1")));
+  CHECK(got["moved.txt -> renamed.txt"].first == "renamed");
+  CHECK(be->diff(loc(repo), Json{{"sha", b}}, Json{{"sha", b}}).entries.empty());
+}
+
+TEST_CASE("history: newest first, with times, subjects and the refs at each commit") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  std::string second = commit_file(repo, "a.txt", "a\n", "second commit\n\nbody text");
+  git(repo, {"tag", "v1"});
+  auto h = be->history(loc(repo), std::nullopt, 10);
+  REQUIRE(h.size() == 2);
+  CHECK(h[0].id == second);
+  CHECK(h[0].message == "second commit");
+  CHECK(h[1].message == "first");
+  CHECK(h[0].when.value_or("") == git(repo, {"log", "-1", "--format=%cI", second}));
+  CHECK(std::find(h[0].refs.begin(), h[0].refs.end(), "main") != h[0].refs.end());
+  CHECK(std::find(h[0].refs.begin(), h[0].refs.end(), "v1") != h[0].refs.end());
+  CHECK(be->history(loc(repo), std::nullopt, 1).size() == 1);
+  CHECK(be->history(loc(repo), std::string("v1~1"), 10).size() == 1);
+}
+
+TEST_CASE("create: the fixed root commit, the owner in git config, and delete only what is ours and empty") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path path = tmp.path() / "made" / "store";
+  Json s = be->create(loc(path), "0a1b2c3d");
+  CHECK(s["sha"] == kEmptyRoot);
+  CHECK(git(path, {"config", "--get", "tether.owner"}) == "0a1b2c3d");
+  CHECK(git(path, {"rev-parse", "HEAD"}) == kEmptyRoot);
+  CHECK(git(path, {"symbolic-ref", "--short", "HEAD"}) == "main");
+  CHECK(git(path, {"status", "--porcelain"}).empty());
+  CHECK(be->owner(loc(path)) == "0a1b2c3d");
+  CHECK(be->is_ref_empty(loc(path)) == true);
+  CHECK(contains(error_of([&] { be->create(loc(path), "ffffffff"); }), "never adopts"));
+  write(path / "ignored-or-not.txt", "data");
+  CHECK(be->is_ref_empty(loc(path)) == false);
+  CHECK(contains(error_of([&] { be->delete_store(loc(path)); }), "not empty"));
+  fs::remove(path / "ignored-or-not.txt");
+  be->delete_store(loc(path));
+  CHECK_FALSE(fs::exists(path));
+  CHECK_FALSE(be->owner(loc(path)).has_value());
+
+  fs::path theirs = make_repo(tmp, "theirs");
+  CHECK_FALSE(be->owner(loc(theirs)).has_value());
+  CHECK(contains(error_of([&] { be->delete_store(loc(theirs)); }), "not a repository tether created"));
+  CHECK(fs::exists(theirs / "README"));
+}
+
+TEST_CASE("a hostile repository runs nothing: no hooks, no fsmonitor") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  fs::path marker = tmp.path() / "ran";
+  std::string script = "#!/bin/sh\ntouch " + marker.string() + "\n";
+  for (const char* hook : {"reference-transaction", "post-checkout", "post-merge", "pre-push", "post-commit"}) {
+    write(repo / ".git" / "hooks" / hook, script);
+    fs::permissions(repo / ".git" / "hooks" / hook, fs::perms::owner_all);
+  }
+  write(tmp.path() / "fsmonitor.sh", script);
+  fs::permissions(tmp.path() / "fsmonitor.sh", fs::perms::owner_all);
+  git(repo, {"config", "core.fsmonitor", (tmp.path() / "fsmonitor.sh").string()});
+  Json s = be->fingerprint(loc(repo));
+  auto pin = be->pin(loc(repo), s, "0a1b2c3d.0123456789abcdef");
+  std::string wref = "tether.ws.0a1b2c3d.h";
+  be->fork(loc(repo), Source::of_state(s), wref);
+  be->merge(loc(repo), Source::of_ref(wref), "m");
+  be->unpin(loc(repo), pin);
+  CHECK_FALSE(fs::exists(marker));
+}
