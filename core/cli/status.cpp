@@ -73,6 +73,9 @@ int run_status(const Global& g, const StatusOptions& o) {
     if (ob.origin && *ob.origin == "created") line += " (created)";
     if (!ob.recoverable) line += " unrecoverable";
     if (ob.verify) line += " verify=" + *ob.verify;
+    // `dirty` (git, dolt): the store's checkout has changes no native commit holds yet.
+    if (ob.state && ob.state->is_object() && ob.state->value("dirty", false) == true)
+      line += " dirty: uncommitted changes in its working tree";
     if (ob.label == "error") line = red(line);
     else if (ob.label == "modified" || ob.label == "new") line = yellow(line);
     out(line);

@@ -75,7 +75,13 @@ tree_state() { (cd "${1:-.}" && find . -path ./.git -prune -o -type f -print0 | 
 # remember_state / unchanged: prove a refused command changed nothing. remember_state records
 # the dataset's files (tree_state, without the empty lock file a refused writer may create and
 # the backends' scratch cache under .tether/cache) and HEAD; unchanged compares both.
-state_now() { tree_state "${1:-.}" | grep -Ev '  \./\.tether/(lock$|cache/)' || true; }
+# With IGNORE_OPLOG=1 the op log is left out too: a command that fails part-way records its
+# rolled-back attempt there, by design.
+state_now() {
+  local skip='lock$|cache/'
+  [ -z "${IGNORE_OPLOG:-}" ] || skip="$skip|ops\.jsonl$"
+  tree_state "${1:-.}" | grep -Ev "  \./\.tether/($skip)" || true
+}
 remember_state() { BEFORE_TREE=$(state_now); BEFORE_HEAD=$(git rev-parse -q --verify HEAD || echo none); }
 unchanged() {
   [ "$(state_now)" == "$BEFORE_TREE" ] || fail "files changed${1:+ ($1)}: $(diff <(echo "$BEFORE_TREE") <(state_now) || true)"
@@ -124,4 +130,21 @@ with open(path + ".lock", "a+") as lock:
     json.dump(s, open(tmp, "w"))
     os.rename(tmp, path)
 PY
+}
+
+# new_code_repo DIR: a git repository (branch main, one commit of main.py) outside the
+# dataset, as a second repository a dataset tracks with the git backend.
+new_code_repo() {
+  mkdir -p "$1"
+  git -C "$1" init -q -b main
+  printf 'print("v1")\n' >"$1/main.py"
+  git -C "$1" add main.py
+  git -C "$1" commit -q -m "first version"
+}
+# code_commit DIR FILE TEXT: commits FILE with TEXT in the code repository; prints the sha.
+code_commit() {
+  printf '%s\n' "$3" >"$1/$2"
+  git -C "$1" add -A
+  git -C "$1" commit -q -m "change $2"
+  git -C "$1" rev-parse HEAD
 }
