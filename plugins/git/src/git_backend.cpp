@@ -104,11 +104,7 @@ void GitBackend::validate_locator(sdk::Call&, const sdk::LocatorRequest& r) {
   check_remote(o);
   if (!t.at && !t.ref && git_repository_is_bare(o.repo.get()))
     throw BackendError(t.path + " is a bare repository: it has no checked-out branch; name one with `--branch` (the locator's `ref`)");
-  if (!t.ref || git_repository_is_bare(o.repo.get()) || t.at) {
-    resolve_read_ref(o, t.read_ref());
-  } else {
-    resolve_read_ref(o, *t.ref);
-  }
+  resolve_read_ref(o, t.read_ref());
 }
 
 uint32_t GitBackend::effective_capabilities(sdk::Call&, const sdk::PolicyRequest&) { return kCaps; }

@@ -231,6 +231,15 @@ TEST_CASE("pins are pushed to the remote through the git command; a failed push 
   be->unpin(l, pin);
   CHECK_FALSE(git_ok(bare, {"rev-parse", "-q", "--verify", "refs/tags/" + pin.ref}));
 
+  // a URL from secrets.toml ([objects."<key>"] remote) wins over the locator's remote name
+  fs::path mirror = tmp.path() / "mirror.git";
+  git(tmp.path(), {"init", "-q", "--bare", mirror.string()});
+  be->configure({"", "", Json::object(), Json{{repo.string(), Json{{"remote", "file://" + mirror.string()}}}}});
+  auto mirrored = be->pin(l, s, "0a1b2c3d.3333333333333333");
+  CHECK(git(mirror, {"rev-parse", "refs/tags/" + mirrored.ref}) == s["sha"]);
+  CHECK_FALSE(git_ok(bare, {"rev-parse", "-q", "--verify", "refs/tags/" + mirrored.ref}));
+  be->configure({"", "", Json::object(), Json::object()});
+
   git(repo, {"remote", "add", "gone", (tmp.path() / "no-such-remote.git").string()});
   Json lg = loc(repo, {{"remote", "gone"}});
   std::string err = error_of([&] { be->pin(lg, s, "0a1b2c3d.2222222222222222"); });
