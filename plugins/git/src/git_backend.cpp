@@ -637,40 +637,51 @@ void GitBackend::checkout_tree(const Opened& o, const git_oid& from, const git_o
   });
 }
 
+git_oid GitBackend::base_head(const Opened& o, const std::string& base, const sdk::Expected& e,
+                                              const std::string& what) const {
+  auto head = guarded([&] { return reference_commit(o.repo.get(), head_ref(base)); });
+  if (!head) throw BackendError("'" + base + "' is not a local branch of " + o.target.path);
+  using K = sdk::Expected::Kind;
+  if (e.kind == K::None) return *head;
+  Json actual{{"sha", oid_hex(*head)}};
+  if (e.kind == K::Absent)
+    throw sdk::RefMoved(what + ": " + base + " is at " + short_hex(*head) + ", expected absent", base,
+                        Json::object(), actual);
+  git_oid want = resolve_state(o, e.state);
+  if (!git_oid_equal(&want, &*head))
+    throw sdk::RefMoved(what + ": " + base + " is at " + short_hex(*head) + ", expected " + short_hex(want), base,
+                        e.state, actual);
+  return *head;
+}
+
+void GitBackend::land(const Opened& o, const std::string& base, const git_oid& head, const git_oid& to, bool here,
+                      const std::string& what, const sdk::Expected& e) const {
+  Json expected = e.kind == sdk::Expected::Kind::At ? e.state : Json::object();
+  if (here) checkout_tree(o, head, to);
+  try {
+    move_branch(o, base, to, head, what, expected);
+  } catch (...) {
+    if (here) checkout_tree(o, to, head);  // put the files back where the branch still is
+    throw;
+  }
+}
+
 sdk::State GitBackend::promote(sdk::Call&, const sdk::PromoteRequest& r) {
   Opened o = open_target(r.locator);
   std::string base = base_branch_of(o);
   git_oid target = resolve_source(o, r.source);
-  auto head = guarded([&] { return reference_commit(o.repo.get(), head_ref(base)); });
-  if (!head) throw BackendError("'" + base + "' is not a local branch of " + o.target.path);
-  using K = sdk::Expected::Kind;
-  Json expected = r.expected.kind == K::At ? r.expected.state : Json::object();
-  if (r.expected.kind == K::Absent)
-    throw sdk::RefMoved("promote: " + base + " is at " + short_hex(*head) + ", expected absent", base, expected,
-                        Json{{"sha", oid_hex(*head)}});
-  if (r.expected.kind == K::At) {
-    git_oid want = resolve_state(o, r.expected.state);
-    if (!git_oid_equal(&want, &*head))
-      throw sdk::RefMoved("promote: " + base + " is at " + short_hex(*head) + ", expected " + short_hex(want), base,
-                          expected, Json{{"sha", oid_hex(*head)}});
-  }
-  if (git_oid_equal(&target, &*head)) return state_at(o, base, *head);
-  int rc = git_graph_descendant_of(o.repo.get(), &target, &*head);
-  guarded([&] { return check(rc, "cannot compare " + short_hex(*head) + " and " + short_hex(target)); });
+  git_oid head = base_head(o, base, r.expected, "promote");
+  if (git_oid_equal(&target, &head)) return state_at(o, base, head);
+  int rc = git_graph_descendant_of(o.repo.get(), &target, &head);
+  guarded([&] { return check(rc, "cannot compare " + short_hex(head) + " and " + short_hex(target)); });
   if (rc != 1)
-    throw BackendError(base + " is at " + short_hex(*head) + ", which is not an ancestor of " + short_hex(target) +
+    throw BackendError(base + " is at " + short_hex(head) + ", which is not an ancestor of " + short_hex(target) +
                        ": a promote only fast-forwards; merge instead");
   bool here = checked_out_here(o, base, "promote from there");
   if (here && guarded([&] { return working_tree_dirty(o.repo.get()); }))
     throw BackendError(base + " is checked out in " + o.target.path +
                        " with uncommitted changes; commit or stash them first");
-  if (here) checkout_tree(o, *head, target);
-  try {
-    move_branch(o, base, target, *head, "promote", expected);
-  } catch (...) {
-    if (here) checkout_tree(o, target, *head);  // put the files back where the branch still is
-    throw;
-  }
+  land(o, base, head, target, here, "promote", r.expected);
   return state_at(o, base, target);
 }
 
@@ -678,27 +689,15 @@ sdk::State GitBackend::merge(sdk::Call&, const sdk::MergeRequest& r) {
   Opened o = open_target(r.locator);
   std::string base = base_branch_of(o);
   git_oid source = resolve_source(o, r.source);
-  auto head = guarded([&] { return reference_commit(o.repo.get(), head_ref(base)); });
-  if (!head) throw BackendError("'" + base + "' is not a local branch of " + o.target.path);
-  using K = sdk::Expected::Kind;
-  Json expected = r.expected.kind == K::At ? r.expected.state : Json::object();
-  if (r.expected.kind == K::Absent)
-    throw sdk::RefMoved("merge: " + base + " is at " + short_hex(*head) + ", expected absent", base, expected,
-                        Json{{"sha", oid_hex(*head)}});
-  if (r.expected.kind == K::At) {
-    git_oid want = resolve_state(o, r.expected.state);
-    if (!git_oid_equal(&want, &*head))
-      throw sdk::RefMoved("merge: " + base + " is at " + short_hex(*head) + ", expected " + short_hex(want), base,
-                          expected, Json{{"sha", oid_hex(*head)}});
-  }
+  git_oid head = base_head(o, base, r.expected, "merge");
   // Already merged: nothing to record (git merge says "Already up to date").
-  if (git_oid_equal(&source, &*head) || git_graph_descendant_of(o.repo.get(), &*head, &source) == 1)
-    return state_at(o, base, *head);
+  if (git_oid_equal(&source, &head) || git_graph_descendant_of(o.repo.get(), &head, &source) == 1)
+    return state_at(o, base, head);
   bool here = checked_out_here(o, base, "merge from there");
   if (here && guarded([&] { return working_tree_dirty(o.repo.get()); }))
     throw BackendError(base + " has uncommitted changes in " + o.target.path + "; commit or stash them first");
   git_oid merged = guarded([&] {
-    Commit ours = lookup_commit(o.repo.get(), *head), theirs = lookup_commit(o.repo.get(), source);
+    Commit ours = lookup_commit(o.repo.get(), head), theirs = lookup_commit(o.repo.get(), source);
     git_merge_options opts = GIT_MERGE_OPTIONS_INIT;
     opts.flags = GIT_MERGE_FIND_RENAMES;
     git_index* iraw = nullptr;
@@ -738,13 +737,7 @@ sdk::State GitBackend::merge(sdk::Call&, const sdk::MergeRequest& r) {
           "cannot write the merge commit");
     return id;
   });
-  if (here) checkout_tree(o, *head, merged);
-  try {
-    move_branch(o, base, merged, *head, "merge", expected);
-  } catch (...) {
-    if (here) checkout_tree(o, merged, *head);
-    throw;
-  }
+  land(o, base, head, merged, here, "merge", r.expected);
   return state_at(o, base, merged);
 }
 

@@ -78,6 +78,13 @@ class GitBackend : public sdk::Backend<GitBackend> {
   // Refuses when `branch` is checked out in a working tree other than the repository's
   // own; returns whether it is checked out in the repository's own working tree.
   bool checked_out_here(const Opened& o, const std::string& branch, const std::string& what) const;
+  // The head of the base branch, checked against `expected` (RefMoved naming `what`).
+  git_oid base_head(const Opened& o, const std::string& base, const sdk::Expected& expected,
+                    const std::string& what) const;
+  // Moves the base from `head` to `to` (CAS); when it is checked out here, the working tree
+  // first, and back again if the move loses.
+  void land(const Opened& o, const std::string& base, const git_oid& head, const git_oid& to, bool here,
+            const std::string& what, const sdk::Expected& expected) const;
   // Moves the checked-out working tree and index from `from` to `to` (nothing local may be
   // lost: libgit2's safe checkout refuses to overwrite changes).
   void checkout_tree(const Opened& o, const git_oid& from, const git_oid& to) const;
