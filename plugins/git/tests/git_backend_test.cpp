@@ -68,6 +68,17 @@ std::string commit_file(const fs::path& dir, const std::string& file, const std:
   return git(dir, {"rev-parse", "HEAD"});
 }
 
+// Commits `file` on `branch` (not checked out) through a temporary worktree, as another
+// writer would; returns the new sha.
+std::string commit_on_branch(const fs::path& repo, const std::string& branch, const std::string& file,
+                             const std::string& text) {
+  fs::path wt = repo.parent_path() / (repo.filename().string() + "-wt");
+  git(repo, {"worktree", "add", "-q", wt.string(), branch});
+  std::string sha = commit_file(wt, file, text);
+  git(repo, {"worktree", "remove", wt.string()});
+  return sha;
+}
+
 struct Backend {
   Backend() {
     const char* path = std::getenv("TETHER_GIT_PLUGIN");
@@ -288,10 +299,7 @@ TEST_CASE("promote fast-forwards the checked-out base and its files; a diverged 
   Json base = be->fingerprint(loc(repo));
   std::string wref = "tether.ws.0a1b2c3d.p";
   be->fork(loc(repo), Source::of_state(base), wref);
-  fs::path wt = tmp.path() / "wt";
-  git(repo, {"worktree", "add", "-q", wt.string(), wref});
-  std::string tip = commit_file(wt, "new.txt", "new\n");
-  git(repo, {"worktree", "remove", wt.string()});
+  std::string tip = commit_on_branch(repo, wref, "new.txt", "new\n");
 
   CHECK_THROWS_AS(be->promote(loc(repo), Source::of_ref(wref), Expected::at(Json{{"sha", tip}})), tether::RefMovedError);
   write(repo / "scratch.txt", "uncommitted");
@@ -307,9 +315,7 @@ TEST_CASE("promote fast-forwards the checked-out base and its files; a diverged 
 
   // the base moved on: not a fast-forward any more
   be->fork(loc(repo), Source::of_state(Json{{"sha", git(repo, {"rev-parse", "HEAD~1"})}}), wref);
-  git(repo, {"worktree", "add", "-q", wt.string(), wref});
-  commit_file(wt, "other.txt", "other\n");
-  git(repo, {"worktree", "remove", wt.string()});
+  commit_on_branch(repo, wref, "other.txt", "other\n");
   CHECK(contains(error_of([&] { be->promote(loc(repo), Source::of_ref(wref)); }), "merge instead"));
   CHECK(git(repo, {"rev-parse", "main"}) == tip);
 }
