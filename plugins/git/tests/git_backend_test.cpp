@@ -450,3 +450,28 @@ TEST_CASE("a hostile repository runs nothing: no hooks, no fsmonitor") {
   be->unpin(loc(repo), pin);
   CHECK_FALSE(fs::exists(marker));
 }
+
+TEST_CASE("an inherited GIT_DIR or GIT_CONFIG_* does not redirect reads or pushes") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  fs::path other = make_repo(tmp, "other");
+  commit_file(other, "o.txt", "o\n");
+  fs::path origin = tmp.path() / "origin.git";
+  git(tmp.path(), {"init", "-q", "--bare", origin.string()});
+  git(repo, {"remote", "add", "origin", origin.string()});
+  struct Env {
+    Env(const char* k, const std::string& v) : key(k) { ::setenv(k, v.c_str(), 1); }
+    ~Env() { ::unsetenv(key); }
+    const char* key;
+  };
+  Env dir("GIT_DIR", (other / ".git").string());
+  Env count("GIT_CONFIG_COUNT", "1");
+  Env key("GIT_CONFIG_KEY_0", "remote.origin.url");
+  Env value("GIT_CONFIG_VALUE_0", (tmp.path() / "elsewhere.git").string());
+  Json l = loc(repo, {{"remote", "origin"}});
+  Json s = be->fingerprint(l);
+  CHECK(s["sha"] == git(repo, {"--git-dir", (repo / ".git").string(), "rev-parse", "HEAD"}));
+  auto pin = be->pin(l, s, "0a1b2c3d.0123456789abcdef");
+  CHECK(git(origin, {"--git-dir", origin.string(), "rev-parse", "refs/tags/" + pin.ref}) == s["sha"]);
+}
