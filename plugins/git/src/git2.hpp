@@ -49,7 +49,6 @@ using Diff = Handle<git_diff, git_diff_free>;
 using Patch = Handle<git_patch, git_patch_free>;
 using Revwalk = Handle<git_revwalk, git_revwalk_free>;
 using Config = Handle<git_config, git_config_free>;
-using Remote = Handle<git_remote, git_remote_free>;
 using Worktree = Handle<git_worktree, git_worktree_free>;
 using TreeBuilder = Handle<git_treebuilder, git_treebuilder_free>;
 

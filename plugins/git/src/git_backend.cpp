@@ -146,14 +146,25 @@ GitBackend::Opened GitBackend::open_target(const sdk::Locator& locator) const {
 
 void GitBackend::check_remote(const Opened& o) const {
   if (!o.target.remote) return;
-  git_remote* raw = nullptr;
-  int rc = git_remote_lookup(&raw, o.repo.get(), o.target.remote->c_str());
-  Remote remote(raw);
-  if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
-    throw BackendError("'" + *o.target.remote + "' is not a remote configured in " + o.target.path +
+  const std::string& name = *o.target.remote;
+  // Read remote.<name>.url/pushurl from the configuration rather than git_remote_lookup,
+  // which leaks a regex match block per call in libgit2 1.5 (fixed upstream in #6382).
+  bool configured = guarded([&] {
+    int valid = 0;
+    if (git_remote_name_is_valid(&valid, name.c_str()) < 0 || !valid) return false;
+    git_config* raw = nullptr;
+    check(git_repository_config_snapshot(&raw, o.repo.get()), "cannot read the configuration of " + o.target.path);
+    Config cfg(raw);
+    for (const char* key : {".url", ".pushurl"}) {
+      const char* value = nullptr;
+      if (git_config_get_string(&value, cfg.get(), ("remote." + name + key).c_str()) == 0 && value && *value) return true;
+    }
+    return false;
+  });
+  if (!configured)
+    throw BackendError("'" + name + "' is not a remote configured in " + o.target.path +
                        ". A committed locator arrives with every clone, so it may only name a remote; a URL goes in "
                        ".tether/secrets.toml as [objects.\"<key>\"] remote = \"...\"");
-  guarded([&] { return check(rc, "cannot read remote " + *o.target.remote); });
 }
 
 std::optional<std::string> GitBackend::push_remote(const Opened& o, const sdk::Locator& locator) const {
