@@ -292,6 +292,34 @@ TEST_CASE("fork is compare-and-swap and never moves a branch a worktree has chec
   CHECK(contains(error_of([&] { be->fork(loc(repo), Source::of_ref("tether.nothing"), "x"); }), "tether.nothing"));
 }
 
+TEST_CASE("open: a handle naming the path, the ref and the commit; rename_working_ref moves a branch's name") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  Json s = be->fingerprint(loc(repo));
+  Json base = be->open(loc(repo));
+  CHECK(base["path"] == fs::canonical(repo).string());
+  CHECK(base["ref"] == "main");
+  CHECK(base["sha"] == s["sha"]);
+  CHECK(base["read_only"] == true);
+  CHECK(base["address"] == fs::canonical(repo).string() + "@" + s["sha"].get<std::string>());
+  auto pin = be->pin(loc(repo), s, "0a1b2c3d.0123456789abcdef");
+  commit_file(repo, "later.txt", "later\n");
+  Json pinned = be->open(loc(repo), Source::of_pin(pin), false);
+  CHECK(pinned["sha"] == s["sha"]);
+  CHECK(pinned["ref"] == pin.ref);
+  CHECK(pinned["read_only"] == true);  // a pinned state is never written through
+  std::string old_name = "tether.ws.0a1b2c3d.old", new_name = "tether.ws.0a1b2c3d.new";
+  be->fork(loc(repo), Source::of_pin(pin), old_name);
+  Json writable = be->open(loc(repo), Source::of_ref(old_name), false);
+  CHECK(writable["read_only"] == false);
+  CHECK(writable["ref"] == old_name);
+  CHECK(be->rename_working_ref(loc(repo), old_name, new_name) == new_name);
+  CHECK(be->list_working_refs(loc(repo)) == std::vector<std::string>{new_name});
+  CHECK(git(repo, {"rev-parse", new_name}) == s["sha"]);
+  CHECK(contains(error_of([&] { be->rename_working_ref(loc(repo), old_name, new_name); }), "does not exist"));
+}
+
 TEST_CASE("promote fast-forwards the checked-out base and its files; a diverged base is refused") {
   Backend be;
   TempDir tmp("tether-git");
