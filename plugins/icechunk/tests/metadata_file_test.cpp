@@ -1,0 +1,69 @@
+// The 39-byte header and the zstd body (spec/icechunk.md §4): what is refused.
+#include <doctest/doctest.h>
+
+#include <zstd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "metadata_file.hpp"
+
+using namespace tether::icechunk;
+
+namespace {
+
+std::vector<uint8_t> header(uint8_t spec, uint8_t type, uint8_t compression) {
+  const char magic[] = "ICE\xF0\x9F\xA7\x8A" "CHUNK";
+  std::vector<uint8_t> h(magic, magic + 12);
+  std::string name = "tether-test";
+  name.resize(24, ' ');
+  h.insert(h.end(), name.begin(), name.end());
+  h.push_back(spec);
+  h.push_back(type);
+  h.push_back(compression);
+  return h;
+}
+
+std::vector<uint8_t> with_body(std::vector<uint8_t> h, const std::vector<uint8_t>& raw) {
+  std::vector<uint8_t> z(ZSTD_compressBound(raw.size()));
+  z.resize(ZSTD_compress(z.data(), z.size(), raw.data(), raw.size(), 3));
+  h.insert(h.end(), z.begin(), z.end());
+  return h;
+}
+
+const std::vector<uint8_t> kBuffer{8, 0, 0, 0, 'I', 'c', 'h', 'k', 0, 0, 0, 0};
+
+}  // namespace
+
+TEST_CASE("a well-formed header and body parse") {
+  auto f = parse_metadata_file(with_body(header(2, 1, 1), kBuffer), FileType::Snapshot, "x");
+  CHECK(f.spec_version == 2);
+  CHECK(f.writer == "tether-test");
+  CHECK(f.payload == kBuffer);
+}
+
+TEST_CASE("bad magic, another type, other compression, unknown spec, corrupt zstd are refused") {
+  auto bad = with_body(header(2, 1, 1), kBuffer);
+  bad[0] = 'X';
+  CHECK_THROWS_WITH_AS(parse_metadata_file(bad, FileType::Snapshot, "f"), doctest::Contains("not an Icechunk"), FormatError);
+  CHECK_THROWS_WITH_AS(parse_metadata_file(with_body(header(2, 2, 1), kBuffer), FileType::Snapshot, "f"),
+                       doctest::Contains("expected a snapshot"), FormatError);
+  CHECK_THROWS_WITH_AS(parse_metadata_file(with_body(header(2, 1, 0), kBuffer), FileType::Snapshot, "f"),
+                       doctest::Contains("compression 0"), FormatError);
+  CHECK_THROWS_WITH_AS(parse_metadata_file(with_body(header(3, 1, 1), kBuffer), FileType::Snapshot, "f"),
+                       doctest::Contains("spec version 3"), FormatError);
+  auto corrupt = header(2, 1, 1);
+  corrupt.insert(corrupt.end(), {1, 2, 3, 4, 5, 6, 7, 8});
+  CHECK_THROWS_AS(parse_metadata_file(corrupt, FileType::Snapshot, "f"), FormatError);
+  auto truncated = with_body(header(2, 1, 1), std::vector<uint8_t>(5000, 7));
+  truncated.resize(truncated.size() - 3);
+  CHECK_THROWS_AS(parse_metadata_file(truncated, FileType::Snapshot, "f"), FormatError);
+}
+
+TEST_CASE("decompression is capped") {
+  std::vector<uint8_t> big(1 << 20, 0);
+  auto framed = with_body({}, big);
+  CHECK_THROWS_WITH_AS(zstd_decompress(framed.data(), framed.size(), 1000, "bomb"), doctest::Contains("more than 1000"),
+                       FormatError);
+  CHECK(zstd_decompress(framed.data(), framed.size(), big.size(), "ok").size() == big.size());
+}
