@@ -204,9 +204,15 @@ Snapshot Repository::read_snapshot(const std::string& id) const {
     }
     out.nodes.push_back(std::move(node));
   }
-  for (const fb::ManifestFileInfo* m : *s->manifest_files()) out.manifest_files.push_back(id12(&m->id()));
+  for (const fb::ManifestFileInfo* m : *s->manifest_files()) {
+    out.manifest_files.push_back(id12(&m->id()));
+    out.manifest_sizes.push_back(m->size_bytes());
+  }
   if (const auto* v2 = s->manifest_files_v2())
-    for (const fb::ManifestFileInfoV2* m : *v2) out.manifest_files.push_back(id12(m->id()));
+    for (const fb::ManifestFileInfoV2* m : *v2) {
+      out.manifest_files.push_back(id12(m->id()));
+      out.manifest_sizes.push_back(m->size_bytes());
+    }
   return out;
 }
 

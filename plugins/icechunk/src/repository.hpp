@@ -39,6 +39,7 @@ struct Snapshot {
   std::string writer;    // the header's implementation name
   std::vector<Node> nodes;                  // sorted by path
   std::vector<std::string> manifest_files;  // ids, from the spec-1 or spec-2 list
+  std::vector<uint64_t> manifest_sizes;     // their file sizes (header included), same order
 };
 
 struct Update {
@@ -76,10 +77,12 @@ class Repository {
   // The snapshot and its ancestors to the root, newest first; at most `limit` (0: all).
   std::vector<SnapshotInfo> ancestry(const std::string& id, std::size_t limit = 0) const;
 
+  // `<root>/<rel>`.
+  std::string path(const std::string& rel) const { return root_ + "/" + rel; }
+
  private:
   void load_refs_v1();
   void load_repo_v2();
-  std::string path(const std::string& rel) const { return root_ + "/" + rel; }
 
   std::string root_;
   int format_ = 0;

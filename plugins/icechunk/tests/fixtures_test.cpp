@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "diff.hpp"
 #include "repository.hpp"
 
 using namespace tether::icechunk;
@@ -136,4 +137,65 @@ TEST_CASE("what is not there is refused, naming it") {
   Repository v1 = Repository::open((fixtures() / "test-repo-v1").string());
   CHECK_FALSE(v1.tag("deleted").has_value());
   CHECK(v1.tag("it works!") == "4QF8JA0YPDN51MHSSYVG");
+}
+
+TEST_CASE("every diff of expected.json, from the transaction logs") {
+  int diffs = 0;
+  for (const auto& [name, want] : expected().items()) {
+    Repository r = Repository::open((fixtures() / name).string());
+    for (const auto& d : want.value("diffs", json::array())) {
+      std::string from = d["from"], to = d["to"];
+      CAPTURE(name);
+      CAPTURE(from);
+      CAPTURE(to);
+      ++diffs;
+      if (d["result"].is_string()) {
+        CHECK(d["result"] == "BadSnapshotChainForDiff");
+        CHECK_THROWS_AS(diff_snapshots(r, from, to), BadSnapshotChain);
+        continue;
+      }
+      SnapshotDiff got = diff_snapshots(r, from, to);
+      const json& w = d["result"];
+      auto set = [](const json& j) { return j.get<std::set<std::string>>(); };
+      CHECK(got.new_groups == set(w["new_groups"]));
+      CHECK(got.new_arrays == set(w["new_arrays"]));
+      CHECK(got.deleted_groups == set(w["deleted_groups"]));
+      CHECK(got.deleted_arrays == set(w["deleted_arrays"]));
+      CHECK(got.updated_groups == set(w["updated_groups"]));
+      CHECK(got.updated_arrays == set(w["updated_arrays"]));
+      std::map<std::string, std::set<std::vector<uint32_t>>> chunks;
+      for (const auto& [path, coords] : w["updated_chunks"].items())
+        chunks[path] = coords.get<std::set<std::vector<uint32_t>>>();
+      CHECK(got.updated_chunks == chunks);
+      CHECK(got.moved.size() == w["moved"].size());
+    }
+  }
+  CHECK(diffs >= 10);
+  CHECK_THROWS_AS(diff_snapshots(Repository::open((fixtures() / "test-repo-v2").string()), "H7T8YA6KR5TH32F3PS10",
+                                 "H7T8YA6KR5TH32F3PS10"),
+                  BadSnapshotChain);
+}
+
+TEST_CASE("deep check: every live ref is intact; the orphaned 'doomed2 work' snapshots are not") {
+  for (const auto& [name, want] : expected().items()) {
+    CAPTURE(name);
+    Repository r = Repository::open((fixtures() / name).string());
+    for (const auto* refs : {&r.branches(), &r.tags()})
+      for (const auto& [ref, id] : *refs) {
+        CAPTURE(ref);
+        auto check = check_snapshot(r, id, true);
+        CHECK_MESSAGE(check.ok, check.problem);
+      }
+  }
+  const std::map<std::string, std::string> doomed{{"expire-repo-v1-by-1.1.21", "ZNB3BJM5XYQGG758BZC0"},
+                                                  {"expire-repo-v1-by-2.0.5", "RSE5QPE9HJJHQJM7HYM0"},
+                                                  {"expire-repo-v1-by-working-copy", "5M4J01S9EG3C25H91R0G"}};
+  for (const auto& [name, id] : doomed) {
+    CAPTURE(name);
+    auto check = check_snapshot(Repository::open((fixtures() / name).string()), id, false);
+    CHECK_FALSE(check.ok);
+    CHECK(check.problem.find("which is gone") != std::string::npos);
+  }
+  auto gone = check_snapshot(Repository::open((fixtures() / "test-repo-v2").string()), "0000000000000000000G", false);
+  CHECK_FALSE(gone.ok);
 }

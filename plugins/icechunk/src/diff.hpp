@@ -1,0 +1,44 @@
+// diff: what changed between two snapshots of one repository, the way Icechunk's own
+// Repository.diff computes it (spec/icechunk.md §9.6): from the transaction logs of the
+// snapshots between them, translated to paths through the nodes of both ends. Metadata only:
+// no chunk is read. And the deep existence check of a snapshot (§9.8).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "repository.hpp"
+
+namespace tether::icechunk {
+
+struct SnapshotDiff {
+  std::set<std::string> new_groups, new_arrays, deleted_groups, deleted_arrays, updated_groups, updated_arrays;
+  std::map<std::string, std::set<std::vector<uint32_t>>> updated_chunks;  // path -> chunk coordinates
+  std::vector<std::pair<std::string, std::string>> moved;                 // (from, to) paths
+  // Some transaction log between the two was gone (expired or collected): the result is
+  // what the remaining logs say, as Icechunk's own "degraded but correct" diff.
+  std::vector<std::string> missing_logs;
+};
+
+// `from` is not a strict ancestor of `to` (Icechunk's BadSnapshotChainForDiff).
+class BadSnapshotChain : public FormatError {
+ public:
+  using FormatError::FormatError;
+};
+
+SnapshotDiff diff_snapshots(const Repository& repo, const std::string& from, const std::string& to);
+
+struct SnapshotCheck {
+  bool ok = true;
+  std::string problem;  // what is missing or broken, naming the file
+};
+// The snapshot file exists, decodes, verifies and names itself; every manifest it lists
+// exists with its recorded size, and every array's manifest is in that list. `deep` also
+// opens each manifest and checks that it decodes and names itself.
+SnapshotCheck check_snapshot(const Repository& repo, const std::string& id, bool deep);
+
+}  // namespace tether::icechunk
