@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "diff.hpp"
+#include "ids.hpp"
 #include "repository.hpp"
+#include "writer.hpp"
 #include "testing/temp_dir.hpp"
 #include "tether/vcs/process.hpp"
 
@@ -141,4 +143,51 @@ TEST_CASE("repositories written by real Icechunk read back as Icechunk reports t
 
     for (const auto& [name, id] : r.branches()) CHECK_MESSAGE(check_snapshot(r, id, true).ok, name);
   }
+}
+
+TEST_CASE("what tether writes, real Icechunk reads and builds on, spec 1 and spec 2") {
+  tether::testing::TempDir tmp("tether-icechunk");
+  for (int spec : {1, 2}) {
+    CAPTURE(spec);
+    Built b = build(tmp.path() / ("repo-v" + std::to_string(spec)), spec);
+    create_tag(b.dir, "tether.0a1b2c3d.0123456789abcdef", b.s1);
+    create_branch(b.dir, "tether.ws.0a1b2c3d.work", b.s0);
+    reset_branch(b.dir, "tether.ws.0a1b2c3d.work", b.s2, b.s0);
+    delete_tag(b.dir, "t 1!");
+    json refs = run({"refs", b.dir});
+    CHECK(refs["branches"] == json{{"main", b.s2}, {"feature", b.s3}, {"tether.ws.0a1b2c3d.work", b.s2}});
+    CHECK(refs["tags"] == json{{"tether.0a1b2c3d.0123456789abcdef", b.s1}});
+    // real Icechunk commits on the branch tether made, and refuses the tag name tether deleted
+    std::string s4 = snap(run({"write", b.dir, "tether.ws.0a1b2c3d.work", "4"}));
+    auto reused = tether::vcs::run_process({oracle().node, oracle().script, "tag", b.dir, "t 1!", b.s0});
+    CHECK_FALSE(reused.ok());
+    Repository r = Repository::open(b.dir);
+    CHECK(r.branch("tether.ws.0a1b2c3d.work") == s4);
+    json want = run({"ancestry", b.dir, s4});
+    auto got = r.ancestry(s4);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i].id == want[i]["id"].get<std::string>());
+    delete_branch(b.dir, "tether.ws.0a1b2c3d.work", s4);
+    CHECK(run({"refs", b.dir})["branches"] == json{{"main", b.s2}, {"feature", b.s3}});
+  }
+}
+
+TEST_CASE("a repository tether creates opens in real Icechunk, which commits to it") {
+  tether::testing::TempDir tmp("tether-icechunk");
+  std::string root = (tmp.path() / "made.icechunk").string();
+  create_repository(root, "tether.owner", "0a1b2c3d");
+  std::string s1 = snap(run({"write", root, "main", "0", "first real write"}));
+  json refs = run({"refs", root});
+  CHECK(refs["branches"] == json{{"main", s1}});
+  json want = run({"ancestry", root, s1});
+  Repository r = Repository::open(root);
+  auto got = r.ancestry(s1);
+  REQUIRE(got.size() == 2);
+  CHECK(want.size() == 2);
+  CHECK(got[0].message == "first real write");
+  CHECK(got[1].id == kInitialSnapshotId);
+  CHECK(want[1]["id"] == kInitialSnapshotId);
+  CHECK(repository_metadata_string(root, "tether.owner") == "0a1b2c3d");  // kept through Icechunk's rewrite
+  create_tag(root, "tether.x", s1);
+  CHECK(run({"refs", root})["tags"] == json{{"tether.x", s1}});
 }
