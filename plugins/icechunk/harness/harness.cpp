@@ -1,0 +1,91 @@
+// tether-harness-icechunk.so: the conformance harness of the icechunk backend, backed by the
+// real Icechunk library: every object is a repository real Icechunk created (spec 2), and
+// every write is a real Icechunk commit (tests/icechunk/oracle.mjs run through
+// tests/icechunk/icechunk-node, named by TETHER_ICECHUNK_NODE and TETHER_ICECHUNK_ORACLE).
+// Writes on two branches touch different chunks and groups, so they never conflict.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tether/harness.h"
+#include "tether/vcs/process.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+int fail(char* err, std::size_t errcap, const std::string& message) {
+  if (err && errcap) std::snprintf(err, errcap, "%s", message.c_str());
+  return 1;
+}
+
+int put(const nlohmann::json& value, char* out, std::size_t cap, char* err, std::size_t errcap) {
+  std::string text = value.dump();
+  if (text.size() + 1 > cap) return fail(err, errcap, "output buffer too small for " + text);
+  std::memcpy(out, text.c_str(), text.size() + 1);
+  return 0;
+}
+
+fs::path unused(const fs::path& dir, const std::string& stem) {
+  for (unsigned n = 0;; ++n) {
+    fs::path p = dir / (stem + std::to_string(n));
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(p, ec))) return p;
+  }
+}
+
+// Runs the oracle; throws with its stderr when it fails.
+void oracle(const std::vector<std::string>& args) {
+  const char* node = std::getenv("TETHER_ICECHUNK_NODE");
+  const char* script = std::getenv("TETHER_ICECHUNK_ORACLE");
+  if (!node || !script) throw std::runtime_error("TETHER_ICECHUNK_NODE and TETHER_ICECHUNK_ORACLE must name the real-Icechunk runner");
+  std::vector<std::string> argv{node, script};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = tether::vcs::run_process(argv);
+  if (!r.ok()) throw std::runtime_error(tether::vcs::join_argv(argv) + ": " + r.err);
+}
+
+std::atomic<unsigned> writes{0};
+
+int new_object(const char* workdir, char* out, std::size_t cap, char* err, std::size_t errcap) noexcept {
+  try {
+    std::string dir = unused(workdir, "repo-").string() + ".icechunk";
+    oracle({"create", dir, "2"});
+    oracle({"write", dir, "main", std::to_string(++writes)});
+    return put({{"uri", dir}}, out, cap, err, errcap);
+  } catch (const std::exception& e) {
+    return fail(err, errcap, e.what());
+  }
+}
+
+int mutate(const char*, const char* locator_json, const char* working_ref, char* err, std::size_t errcap) noexcept {
+  try {
+    auto locator = nlohmann::json::parse(locator_json);
+    std::string uri = locator.value("uri", std::string());
+    std::string branch = working_ref ? working_ref : locator.value("branch", std::string("main"));
+    oracle({"write", uri, branch, std::to_string(++writes)});
+    return 0;
+  } catch (const std::exception& e) {
+    return fail(err, errcap, e.what());
+  }
+}
+
+int fresh_locator(const char* workdir, char* out, std::size_t cap, char* err, std::size_t errcap) noexcept {
+  try {
+    return put({{"uri", unused(workdir, "fresh-").string() + ".icechunk"}}, out, cap, err, errcap);
+  } catch (const std::exception& e) {
+    return fail(err, errcap, e.what());
+  }
+}
+
+}  // namespace
+
+extern "C" TETHER_HARNESS_EXPORT const tether_harness_entry tether_harness = {
+    TETHER_HARNESS_MAGIC, sizeof(tether_harness_entry), "icechunk", nullptr, 0, &new_object, &mutate, &fresh_locator,
+    nullptr,
+};
