@@ -5,6 +5,9 @@
 //   create DIR [SPEC]             a new repository (spec 1 or 2, default 2) -> {"snapshot"}
 //   write DIR BRANCH N [MESSAGE]  commit on BRANCH: the array /data (created on first use)
 //                                 gets chunk N; also creates group /g<N> -> {"snapshot"}
+//   write-many DIR BRANCH FROM COUNT
+//                                 COUNT commits on BRANCH (chunks FROM..FROM+COUNT-1), one
+//                                 session each -> {"snapshots": [...]}, oldest first
 //   branch DIR NAME SNAPSHOT      create a branch
 //   reset DIR NAME SNAPSHOT       move a branch
 //   tag DIR NAME SNAPSHOT         create a tag
@@ -50,6 +53,17 @@ async function main() {
       await store.set(`data/c/${n}`, Buffer.from(new Int32Array([Number(n), Number(n) + 1]).buffer));
       await store.set(`g${n}/zarr.json`, enc(groupMeta));
       return { snapshot: await session.commit(message ?? `write ${n}`) };
+    }
+    case 'write-many': {
+      const [branch, from, count] = args;
+      const repo = await open();
+      const snapshots = [];
+      for (let i = Number(from); i < Number(from) + Number(count); i++) {
+        const session = await repo.writableSession(branch);
+        await session.store.set(`data/c/${i}`, Buffer.from(new Int32Array([i, i]).buffer));
+        snapshots.push(await session.commit(`write ${i}`));
+      }
+      return { snapshots };
     }
     case 'branch':
       await (await open()).createBranch(args[0], args[1]);

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <thread>
 
 #include <flatbuffers/flexbuffers.h>
 #include <nlohmann/json.hpp>
@@ -261,13 +262,43 @@ std::vector<uint8_t> finish_repo(const fb::RepoT& t) {
   return encode_metadata_file(FileType::RepoInfo, 2, fbb.GetBufferPointer(), fbb.GetSize());
 }
 
-// Re-reads `repo` under the lock, applies `change` (which returns the update to log), and
-// writes the result: backup first, then the new file by rename.
+// The identity of a file version: inode, size and modification time (what Icechunk's own
+// local backend uses as its ETag).
+struct Version {
+  ino_t ino = 0;
+  off_t size = 0;
+  struct timespec mtime {};
+  bool operator==(const Version& o) const {
+    return ino == o.ino && size == o.size && mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec;
+  }
+};
+
+std::optional<Version> version_of(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return Version{st.st_ino, st.st_size, st.st_mtim};
+}
+
+// Reads `repo` and the version it had while being read (re-read if it changed meanwhile).
+std::pair<std::vector<uint8_t>, Version> read_versioned(const std::string& file) {
+  for (int i = 0; i < 100; ++i) {
+    auto before = version_of(file);
+    if (!before) sys_fail("cannot read " + file);
+    std::vector<uint8_t> bytes = read_file(file);
+    auto after = version_of(file);
+    if (after && *after == *before) return {std::move(bytes), *before};
+  }
+  throw FormatError(file + " keeps changing while tether reads it");
+}
+
+// Another writer (real Icechunk, which takes no lock on a local disk) replaced `repo` after
+// we read it: start over from the new version.
+struct RepoChanged {};
+
 template <class Change>
-void update_repo(const std::string& root, Change&& change) {
-  RepoLock lock(root);
+void update_repo_once(const std::string& root, Change& change) {
   std::string file = root + "/repo";
-  std::vector<uint8_t> current = read_file(file);
+  auto [current, version] = read_versioned(file);
   MetadataFile f = parse_metadata_file(current, FileType::RepoInfo, file);
   flatbuffers::Verifier v(f.payload.data(), f.payload.size(), 10, 5'000'000);
   if (!v.VerifyBuffer<fb::Repo>(nullptr)) throw FormatError(file + ": the flatbuffer does not verify");
@@ -323,12 +354,48 @@ void update_repo(const std::string& root, Change&& change) {
       }
   }
   std::vector<uint8_t> next = finish_repo(m.t);
+  std::string tmp = write_staging(file, next);
 
   std::string dir = root + "/overwritten";
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) sys_fail("cannot create " + dir);
-  if (::link(file.c_str(), (dir + "/" + backup).c_str()) != 0) sys_fail("cannot keep a copy of " + file + " in " + dir);
+  std::string kept = dir + "/" + backup;
+  // The backup is a hard link to the version read: if `repo` is another file by now, start over.
+  if (::link(file.c_str(), kept.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    sys_fail("cannot keep a copy of " + file + " in " + dir);
+  }
+  if (version_of(kept) != std::optional<Version>(version) || version_of(file) != std::optional<Version>(version) ||
+      read_file(file) != current) {
+    ::unlink(kept.c_str());
+    ::unlink(tmp.c_str());
+    throw RepoChanged{};
+  }
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    sys_fail("cannot replace " + file);
+  }
   fsync_dir(dir);
-  write_replace(file, next);
+  fsync_dir(root);
+}
+
+// Applies `change` (which returns the update to log) to the current `repo` and writes the
+// result: backup first, then the new file by rename, conditionally on `repo` still being
+// the version read. tether's own writers serialise on the lock; a change by anyone else
+// since the read makes the whole update start again from the new version, so neither
+// side's change is lost. (The check and the rename are two system calls: a foreign rename
+// landing exactly between them is the one window a local filesystem leaves open.)
+template <class Change>
+void update_repo(const std::string& root, Change&& change) {
+  RepoLock lock(root);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      update_repo_once(root, change);
+      return;
+    } catch (const RepoChanged&) {
+      if (attempt >= 50) throw FormatError(root + "/repo keeps changing under tether (another writer is busy); try again");
+      std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt));
+    }
+  }
 }
 
 template <class T>
