@@ -36,7 +36,7 @@ int run_add(const Global&, const AddOptions& o) {
   if (r.created)
     note("the store lifecycle (`--create`) is experimental: a created store is deleted only by an explicit gc step");
   if (r.maturity != "stable")
-    note("the " + r.kind + " backend is " + r.maturity + ": tested against a fake of the service, not the service itself (`tether backends`)");
+    note("the " + r.kind + " backend is " + r.maturity + ": its whole lifecycle has not yet run against the real system in CI (`tether backends`, docs/backends.md)");
   return 0;
 }
 

@@ -5,9 +5,9 @@
 new_dataset
 mkdir -p "$TMP/d" "$TMP/plugins"
 remember_state
-fails 1 tether add g "$TMP/d" --kind icechunk
+fails 1 tether add g "$TMP/d" --kind dolt
 err_lines 1
-err_matches "^error: unknown backend kind: 'icechunk' \(installed: .*file"
+err_matches "^error: unknown backend kind: 'dolt' \(installed: .*file"
 unchanged
 printf 'this is not an ELF file\n' >"$TMP/plugins/tether-backend-junk.so"
 TETHER_PLUGIN_PATH="$TMP/plugins" run tether add j "$TMP/d" --kind junk

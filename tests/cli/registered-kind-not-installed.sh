@@ -6,15 +6,15 @@
 new_dataset
 mkdir -p "$TMP/d" && echo x >"$TMP/d/x"
 ok tether add raw "$TMP/d" --kind file
-printf 'key = "ice"\nkind = "icechunk"\nrecoverable = true\n\n[locator]\nuri = "s3://bucket/repo"\n\n[policy]\nfile = "immutable"\npin = "native"\n' \
+printf 'key = "ice"\nkind = "dolt"\nrecoverable = true\n\n[locator]\nuri = "/srv/dolt/repo"\n\n[policy]\nfile = "immutable"\npin = "native"\n' \
   >.tether/objects/ice.toml
 fails 1 tether status
-out_matches '^ +error  ice  \[icechunk/\?\]$'
+out_matches '^ +error  ice  \[dolt/\?\]$'
 out_matches '^ +new  raw  \[file/observed\]$'
 err_lines 1
-err_matches "^error: \[ice\] unknown backend kind: 'icechunk' \(installed: "
+err_matches "^error: \[ice\] unknown backend kind: 'dolt' \(installed: "
 remember_state
 fails 1 tether commit -m x
 err_lines 1
-err_matches "^error: \[ice\] unknown backend kind: 'icechunk'"
+err_matches "^error: \[ice\] unknown backend kind: 'dolt'"
 unchanged
