@@ -148,3 +148,17 @@ code_commit() {
   git -C "$1" commit -q -m "change $2"
   git -C "$1" rev-parse HEAD
 }
+
+# The real Icechunk library (tests/icechunk): `icechunk CMD ARGS...` runs its oracle.mjs and
+# prints the JSON result. need_icechunk exits 77 (meson: skipped) when the runtime that
+# scripts/install-deps prepares is not usable here.
+ICECHUNK_DIR=$(cd "$(dirname "$0")/../icechunk" && pwd)
+need_icechunk() {
+  if ! (cd "$ICECHUNK_DIR" && ./icechunk-node -e "import('@earthmover/icechunk').then(() => process.exit(0), () => process.exit(1))") 2>/dev/null; then
+    echo "SKIP [$SCENARIO]: the real Icechunk runtime is not usable (tests/icechunk/setup-runtime)" >&2
+    exit 77
+  fi
+}
+icechunk() { "$ICECHUNK_DIR/icechunk-node" "$ICECHUNK_DIR/oracle.mjs" "$@"; }
+# icechunk_snap CMD ARGS...: runs a write and prints the new snapshot id.
+icechunk_snap() { icechunk "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["snapshot"])'; }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# add --create makes an empty Icechunk repository real Icechunk can commit to, owned by the
+# dataset; what the icechunk backend refuses at add comes as one line naming the object.
+. "$(dirname "$0")/lib.sh"
+need_icechunk
+new_dataset
+id=$(sed -nE 's/^id = "([0-9a-f]{8})"$/\1/p' tether.toml)
+ok tether add fresh "$TMP/fresh.icechunk" --kind icechunk --create
+out_has "added fresh (icechunk, created)"
+s1=$(icechunk_snap write "$TMP/fresh.icechunk" main 0 "real write into a created repository")
+ok tether commit -m "fresh data" --json
+eq "$(json 'j["pinned"]["fresh"]')" "$(icechunk refs "$TMP/fresh.icechunk" | python3 -c 'import json,sys; print(list(json.load(sys.stdin)["tags"])[0])')" "pin"
+grep -qx "snapshot_id = \"$s1\"" .tether/objects/fresh.toml || fail "state"
+
+mkdir -p "$TMP/plain"
+remember_state
+refused() {
+  fails 1 tether add "$@"
+  err_lines 1
+  unchanged "tether add $*"
+}
+refused s3 s3://bucket/repo --kind icechunk
+err_matches "^error: \[s3\] icechunk repositories on object stores \(s3://\) are not supported yet"
+refused plain "$TMP/plain" --kind icechunk
+err_matches "^error: \[plain\] $TMP/plain is not an Icechunk repository"
+refused side "$TMP/fresh.icechunk" --kind icechunk --branch nope
+err_matches "^error: \[side\] branch nope does not exist in $TMP/fresh.icechunk$"
+refused old "$TMP/fresh.icechunk" --kind icechunk --at NOSUCHTAG
+err_matches "^error: \[old\] 'NOSUCHTAG' is neither a snapshot, a tag nor a branch of $TMP/fresh.icechunk$"
+refused again "$TMP/fresh.icechunk" --kind icechunk --create
+err_matches "already exists"
