@@ -10,31 +10,18 @@
 #include <nlohmann/json.hpp>
 
 #include "tether/harness.h"
+#include "tether/harness_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-int fail(char* err, std::size_t errcap, const std::string& message) {
-  if (err && errcap) std::snprintf(err, errcap, "%s", message.c_str());
-  return 1;
-}
+using tether::harness::fail;
+using tether::harness::unused;
 
 int put(const nlohmann::json& value, char* out, std::size_t cap, char* err, std::size_t errcap) {
-  std::string text = value.dump();
-  if (text.size() + 1 > cap) return fail(err, errcap, "output buffer too small for " + text);
-  std::memcpy(out, text.c_str(), text.size() + 1);
-  return 0;
+  return tether::harness::put(value.dump(), out, cap, err, errcap);
 }
 
-// The first `<dir>/<stem><n><suffix>` that does not exist yet.
-fs::path unused(const fs::path& dir, const std::string& stem, const std::string& suffix) {
-  for (unsigned n = 0;; ++n) {
-    fs::path p = dir / (stem + std::to_string(n) + suffix);
-    std::error_code ec;
-    if (!fs::exists(fs::symlink_status(p, ec))) return p;
-  }
-}
 
 bool write_text(const fs::path& p, const std::string& text, std::ios::openmode mode = std::ios::trunc) {
   std::ofstream f(p, std::ios::binary | mode);

@@ -18,10 +18,17 @@
 #include <nlohmann/json.hpp>
 
 #include "tether/harness.h"
+#include "tether/harness_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using tether::harness::fail;
+using tether::harness::unused;
+
+int put(const nlohmann::json& value, char* out, std::size_t cap, char* err, std::size_t errcap) {
+  return tether::harness::put(value.dump(), out, cap, err, errcap);
+}
 
 struct Git2Init {
   Git2Init() { git_libgit2_init(); }
@@ -44,25 +51,6 @@ struct Free_ {
 template <class T, void (*Free)(T*)>
 using Own = std::unique_ptr<T, Free_<T, Free>>;
 
-int fail(char* err, std::size_t errcap, const std::string& message) {
-  if (err && errcap) std::snprintf(err, errcap, "%s", message.c_str());
-  return 1;
-}
-
-int put(const nlohmann::json& value, char* out, std::size_t cap, char* err, std::size_t errcap) {
-  std::string text = value.dump();
-  if (text.size() + 1 > cap) return fail(err, errcap, "output buffer too small for " + text);
-  std::memcpy(out, text.c_str(), text.size() + 1);
-  return 0;
-}
-
-fs::path unused(const fs::path& dir, const std::string& stem) {
-  for (unsigned n = 0;; ++n) {
-    fs::path p = dir / (stem + std::to_string(n));
-    std::error_code ec;
-    if (!fs::exists(fs::symlink_status(p, ec))) return p;
-  }
-}
 
 std::atomic<unsigned> counter{0};
 

@@ -416,6 +416,14 @@ void need_repository(const std::string& root) {
     throw FormatError(root + " is not an Icechunk repository");
 }
 
+// The branch must exist and, with `expected`, be at that snapshot.
+void check_branch_at(const std::string& root, const std::string& name, const std::optional<std::string>& now,
+                     const std::optional<std::string>& expected) {
+  if (!now) throw RefError(RefError::Kind::NotFound, "branch " + name + " does not exist in " + root);
+  if (expected && *now != *expected)
+    throw RefError(RefError::Kind::Conflict, "branch " + name + " is at " + *now + ", expected " + *expected, now);
+}
+
 }  // namespace
 
 std::vector<uint8_t> encode_metadata_file(FileType type, int spec_version, const uint8_t* payload, std::size_t size) {
@@ -468,9 +476,7 @@ void reset_branch(const std::string& root, const std::string& name, const std::s
   if (is_v2(root)) {
     update_repo(root, [&](RepoModel& m) {
       auto it = m.branches.find(name);
-      if (it == m.branches.end()) throw RefError(RefError::Kind::NotFound, "branch " + name + " does not exist in " + root);
-      if (expected && it->second != *expected)
-        throw RefError(RefError::Kind::Conflict, "branch " + name + " is at " + it->second + ", expected " + *expected, it->second);
+      check_branch_at(root, name, it == m.branches.end() ? std::nullopt : std::optional<std::string>(it->second), expected);
       need_snapshot(m, root, snapshot);
       fb::BranchResetUpdateT u;
       u.name = name;
@@ -483,10 +489,7 @@ void reset_branch(const std::string& root, const std::string& name, const std::s
   v1_need_snapshot(root, snapshot);
   RepoLock lock(root);
   std::string file = v1_ref_dir(root, "branch", name) + "/ref.json";
-  auto now = v1_read(file);
-  if (!now) throw RefError(RefError::Kind::NotFound, "branch " + name + " does not exist in " + root);
-  if (expected && *now != *expected)
-    throw RefError(RefError::Kind::Conflict, "branch " + name + " is at " + *now + ", expected " + *expected, now);
+  check_branch_at(root, name, v1_read(file), expected);
   write_replace(file, v1_ref_bytes(snapshot));
 }
 
@@ -497,9 +500,7 @@ void delete_branch(const std::string& root, const std::string& name, const std::
   if (is_v2(root)) {
     update_repo(root, [&](RepoModel& m) {
       auto it = m.branches.find(name);
-      if (it == m.branches.end()) throw RefError(RefError::Kind::NotFound, "branch " + name + " does not exist in " + root);
-      if (expected && it->second != *expected)
-        throw RefError(RefError::Kind::Conflict, "branch " + name + " is at " + it->second + ", expected " + *expected, it->second);
+      check_branch_at(root, name, it == m.branches.end() ? std::nullopt : std::optional<std::string>(it->second), expected);
       fb::BranchDeletedUpdateT u;
       u.name = name;
       u.previous_snap_id = oid12(it->second);
@@ -510,10 +511,7 @@ void delete_branch(const std::string& root, const std::string& name, const std::
   }
   RepoLock lock(root);
   std::string dir = v1_ref_dir(root, "branch", name);
-  auto now = v1_read(dir + "/ref.json");
-  if (!now) throw RefError(RefError::Kind::NotFound, "branch " + name + " does not exist in " + root);
-  if (expected && *now != *expected)
-    throw RefError(RefError::Kind::Conflict, "branch " + name + " is at " + *now + ", expected " + *expected, now);
+  check_branch_at(root, name, v1_read(dir + "/ref.json"), expected);
   if (::unlink((dir + "/ref.json").c_str()) != 0) sys_fail("cannot delete branch " + name + " of " + root);
   ::rmdir(dir.c_str());  // Icechunk leaves the empty folder; removing it is tidier and harmless
   fsync_dir(root + "/refs");
