@@ -5,8 +5,12 @@
 #include <atomic>
 #include <barrier>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include <flatbuffers/flexbuffers.h>
+
+#include "icechunk_generated.h"
 #include "ids.hpp"
 #include "repository.hpp"
 #include "testing/temp_dir.hpp"
@@ -123,4 +127,80 @@ TEST_CASE("racing writers: exactly one create and one conditional reset win") {
   Repository r = Repository::open(root);
   CHECK(r.branch("raced") == kInitialSnapshotId);
   CHECK(r.ops_log().size() == 3);
+}
+
+namespace {
+
+// Rewrites `root`/repo from its unpacked model, with `edit` applied and, when `extra_field`,
+// a 14th Repo field that this schema does not have (as a newer Icechunk could write).
+template <class Edit>
+void craft_repo(const std::string& root, Edit&& edit, bool extra_field) {
+  using namespace tether::icechunk::fb;
+  MetadataFile f = read_metadata_file(root + "/repo", FileType::RepoInfo);
+  RepoT t;
+  flatbuffers::GetRoot<Repo>(f.payload.data())->UnPackTo(&t);
+  edit(t);
+  flatbuffers::FlatBufferBuilder fbb;
+  auto refs = [&](const std::vector<std::unique_ptr<RefT>>& v) {
+    return fbb.CreateVector<flatbuffers::Offset<Ref>>(v.size(), [&](size_t i) { return CreateRef(fbb, v[i].get()); });
+  };
+  auto tags = refs(t.tags), branches = refs(t.branches);
+  auto deleted = fbb.CreateVectorOfStrings(t.deleted_tags);
+  auto snaps = fbb.CreateVector<flatbuffers::Offset<fb::SnapshotInfo>>(
+      t.snapshots.size(), [&](size_t i) { return CreateSnapshotInfo(fbb, t.snapshots[i].get()); });
+  auto status = CreateRepoStatus(fbb, t.status.get());
+  auto updates = fbb.CreateVector<flatbuffers::Offset<fb::Update>>(
+      t.latest_updates.size(), [&](size_t i) { return CreateUpdate(fbb, t.latest_updates[i].get()); });
+  auto config = t.config.empty() ? flatbuffers::Offset<flatbuffers::Vector<uint8_t>>() : fbb.CreateVector(t.config);
+  RepoBuilder b(fbb);
+  b.add_spec_version(2);
+  b.add_tags(tags);
+  b.add_branches(branches);
+  b.add_deleted_tags(deleted);
+  b.add_snapshots(snaps);
+  b.add_status(status);
+  b.add_latest_updates(updates);
+  if (!t.config.empty()) b.add_config(config);
+  if (extra_field) fbb.AddElement<uint8_t>(4 + 2 * 13, 7, 0);
+  fbb.Finish(b.Finish(), "Ichk");
+  auto bytes = encode_metadata_file(FileType::RepoInfo, 2, fbb.GetBufferPointer(), fbb.GetSize());
+  std::ofstream(root + "/repo", std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(bytes.data()),
+                                                                         static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+TEST_CASE("a repo file with a field this tether does not know is read but never rewritten") {
+  tether::testing::TempDir tmp("tether-icechunk");
+  std::string root = (tmp.path() / "r").string();
+  create_repository(root, "tether.owner", "0a1b2c3d");
+  craft_repo(root, [](auto&) {}, true);
+  auto before = read_file(root + "/repo");
+  Repository r = Repository::open(root);  // reading works
+  CHECK(r.branch("main") == kInitialSnapshotId);
+  CHECK_THROWS_WITH(create_tag(root, "tether.x", kInitialSnapshotId), doctest::Contains("does not know"));
+  CHECK(read_file(root + "/repo") == before);
+  CHECK(files_in(fs::path(root) / "overwritten") == 0);
+}
+
+TEST_CASE("the operations log is capped at num_updates_per_repo_info_file and continues in a backup") {
+  tether::testing::TempDir tmp("tether-icechunk");
+  std::string root = (tmp.path() / "r").string();
+  create_repository(root, "tether.owner", "0a1b2c3d");
+  flexbuffers::Builder fx;
+  fx.Map([&] { fx.UInt("num_updates_per_repo_info_file", 3); });
+  fx.Finish();
+  craft_repo(root, [&](tether::icechunk::fb::RepoT& t) { t.config = fx.GetBuffer(); }, false);
+  for (int i = 0; i < 6; ++i) create_tag(root, "tether.t" + std::to_string(i), kInitialSnapshotId);
+  Repository r = Repository::open(root);
+  CHECK(r.tags().size() == 6);
+  CHECK(r.ops_log().size() == 3);  // newest first: t5, t4, t3
+  MetadataFile f = read_metadata_file(root + "/repo", FileType::RepoInfo);
+  const auto* repo = flatbuffers::GetRoot<tether::icechunk::fb::Repo>(f.payload.data());
+  REQUIRE(repo->repo_before_updates() != nullptr);
+  std::string before = repo->repo_before_updates()->str();
+  // the ops log continues in that backup, whose own newest entry is the one dropped here
+  CHECK(fs::exists(fs::path(root) / "overwritten" / before));
+  CHECK(r.ops_log()[2].backup_path.has_value());
+  CHECK(repo->config() != nullptr);  // the config bytes went through untouched
 }
