@@ -6,7 +6,7 @@
 //   write DIR BRANCH N [MESSAGE]  commit on BRANCH: the array /data (created on first use)
 //                                 gets chunk N; also creates group /g<N> -> {"snapshot"}
 //   write-many DIR BRANCH FROM COUNT
-//                                 COUNT commits on BRANCH (chunks FROM..FROM+COUNT-1), one
+//                                 COUNT commits on BRANCH (chunk i % 500 for i from FROM), one
 //                                 session each -> {"snapshots": [...]}, oldest first
 //   branch DIR NAME SNAPSHOT      create a branch
 //   reset DIR NAME SNAPSHOT       move a branch
@@ -15,6 +15,13 @@
 //   refs DIR                      {"branches": {name: id}, "tags": {name: id}}
 //   ancestry DIR SNAPSHOT         [{"id", "parent", "message", "written_at"}...] newest first
 //   diff DIR FROM TO              Icechunk's diff of two snapshots
+// For bench/run:
+//   bench-arrays DIR N            N arrays in one commit, then a commit writing one chunk in
+//                                 every tenth array and adding N/100 arrays -> {"from", "to"}
+//   bench-time DIR BRANCH FROM TO REPEAT
+//                                 best-of-REPEAT milliseconds, inside one process with the
+//                                 library loaded: open + lookupBranch, ancestry of BRANCH,
+//                                 diff FROM..TO -> {"open_ms", "ancestry_ms", "diff_ms", "ancestry_len"}
 import { Repository, Storage } from '@earthmover/icechunk';
 
 const [cmd, dir, ...args] = process.argv.slice(2);
@@ -60,7 +67,9 @@ async function main() {
       const snapshots = [];
       for (let i = Number(from); i < Number(from) + Number(count); i++) {
         const session = await repo.writableSession(branch);
-        await session.store.set(`data/c/${i}`, Buffer.from(new Int32Array([i, i]).buffer));
+        if (!(await session.store.exists('zarr.json'))) await session.store.set('zarr.json', enc(groupMeta));
+        if (!(await session.store.exists('data/zarr.json'))) await session.store.set('data/zarr.json', enc(arrayMeta));
+        await session.store.set(`data/c/${i % 500}`, Buffer.from(new Int32Array([i, i]).buffer));
         snapshots.push(await session.commit(`write ${i}`));
       }
       return { snapshots };
@@ -96,6 +105,39 @@ async function main() {
     }
     case 'diff':
       return (await open()).diff({ fromSnapshotId: args[0], toSnapshotId: args[1] });
+    case 'bench-arrays': {
+      const n = Number(args[0]);
+      const repo = await open();
+      let session = await repo.writableSession('main');
+      let store = session.store;
+      if (!(await store.exists('zarr.json'))) await store.set('zarr.json', enc(groupMeta));
+      for (let i = 0; i < n; i++) await store.set(`a${i}/zarr.json`, enc(arrayMeta));
+      const from = await session.commit(`${n} arrays`);
+      session = await repo.writableSession('main');
+      store = session.store;
+      for (let i = 0; i < n; i += 10) await store.set(`a${i}/c/0`, Buffer.from(new Int32Array([i, i]).buffer));
+      for (let i = n; i < n + n / 100; i++) await store.set(`a${i}/zarr.json`, enc(arrayMeta));
+      const to = await session.commit('chunks and more arrays');
+      return { from, to };
+    }
+    case 'bench-time': {
+      const [branch, from, to, repeat] = args;
+      const best = { open_ms: Infinity, ancestry_ms: Infinity, diff_ms: Infinity };
+      let ancestryLen = 0;
+      for (let i = 0; i < Number(repeat); i++) {
+        let t = performance.now();
+        const repo = await open();
+        await repo.lookupBranch(branch);
+        best.open_ms = Math.min(best.open_ms, performance.now() - t);
+        t = performance.now();
+        ancestryLen = (await repo.ancestry({ branch })).length;
+        best.ancestry_ms = Math.min(best.ancestry_ms, performance.now() - t);
+        t = performance.now();
+        await repo.diff({ fromSnapshotId: from, toSnapshotId: to });
+        best.diff_ms = Math.min(best.diff_ms, performance.now() - t);
+      }
+      return { ...best, ancestry_len: ancestryLen };
+    }
     default:
       throw new Error(`unknown command '${cmd}'`);
   }
