@@ -159,15 +159,6 @@ bool is_ancestor(const Repository& r, const std::string& ancestor, const std::st
   return false;
 }
 
-std::string iso_utc(uint64_t us) {
-  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06llu+00:00", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<unsigned long long>(us % 1'000'000));
-  return buf;
-}
 
 [[noreturn]] void ref_moved(const std::string& what, const std::string& branch, const Json& expected,
                             const std::optional<std::string>& actual) {
@@ -433,7 +424,7 @@ std::vector<sdk::HistoryEntry> IcechunkBackend::history(sdk::Call& call, const s
     if (call.cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "history cancelled");
     sdk::HistoryEntry e;
     e.id = s.id;
-    e.when = iso_utc(s.flushed_at_us);
+    e.when = iso_utc_us(s.flushed_at_us);
     e.message = s.message;
     if (auto it = refs.find(s.id); it != refs.end()) e.refs = it->second;
     out.push_back(std::move(e));

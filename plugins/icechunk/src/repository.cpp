@@ -1,6 +1,8 @@
 #include "repository.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <system_error>
 
@@ -72,6 +74,16 @@ const char* update_type_name(fb::UpdateType t) {
 }
 
 }  // namespace
+
+std::string iso_utc_us(uint64_t us) {
+  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06llu+00:00", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<unsigned long long>(us % 1'000'000));
+  return buf;
+}
 
 Repository Repository::open(const std::string& root) {
   Repository r;

@@ -24,6 +24,9 @@ struct SnapshotInfo {
   std::vector<std::string> pruned_ancestor_tx_logs;  // spec 2.1, oldest first
 };
 
+// A commit time as Icechunk prints it: "2026-11-29T22:03:45.074354+00:00".
+std::string iso_utc_us(uint64_t us);
+
 struct Node {
   enum class Kind { Group, Array };
   std::string id;    // 8-byte node id, base32

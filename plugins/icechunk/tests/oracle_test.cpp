@@ -63,16 +63,6 @@ json run(const std::vector<std::string>& args) {
 
 std::string snap(const json& j) { return j.at("snapshot").get<std::string>(); }
 
-// Icechunk's written_at: "2026-11-29T22:03:45.074354+00:00".
-std::string iso_us(uint64_t us) {
-  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06llu+00:00", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<unsigned long long>(us % 1'000'000));
-  return buf;
-}
 
 // main: write 0, 1, 2; branch feature at 1, write 3 on it; tag "t 1!" at 2; tag gone at 1,
 // deleted.
@@ -119,7 +109,7 @@ TEST_CASE("repositories written by real Icechunk read back as Icechunk reports t
         CAPTURE(i);
         CHECK(got[i].id == want[i]["id"].get<std::string>());
         CHECK(got[i].message == want[i]["message"].get<std::string>());
-        CHECK(iso_us(got[i].flushed_at_us) == want[i]["written_at"].get<std::string>());
+        CHECK(iso_utc_us(got[i].flushed_at_us) == want[i]["written_at"].get<std::string>());
         if (want[i]["parent"].is_null()) CHECK_FALSE(got[i].parent.has_value());
         else CHECK(got[i].parent == want[i]["parent"].get<std::string>());
       }
