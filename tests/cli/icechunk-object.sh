@@ -29,6 +29,12 @@ out_matches '^    changed  arrays  \[\+1 -0 ~1 nodes\]$'
 out_matches '^ +modified  /data  1 chunk written$'
 out_matches '^ +added  /g1  group$'
 
+# the other way round the older snapshot is no ancestor: the two snapshots' nodes are compared
+ok tether diff HEAD HEAD~1 --content
+out_matches '^    changed  arrays  \[\+0 -1 ~1 nodes; compared snapshot contents \('"$s2"' is not an ancestor of '"$s1"'\)\]$'
+out_matches '^ +removed  /g1  group$'
+out_matches '^ +modified  /data  array$'
+
 ok tether log arrays
 out_matches "^  $s2 .* more data  \[main, $tag2\]$"
 out_matches "^  $s1 .* first data  \[$tag1\]$"

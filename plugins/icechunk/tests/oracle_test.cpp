@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
