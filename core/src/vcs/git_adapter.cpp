@@ -4,6 +4,8 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 #include <system_error>
 
 #include "tether/errors.hpp"
@@ -34,6 +36,28 @@ bool plausible_branch_name(const std::string& name) {
            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
          });
 }
+
+// switch_to() parks the working copy on branches under this prefix; they are not bookmarks.
+constexpr std::string_view kParkPrefix = "tether/";
+// Parking names per commit: tether/<sha12>, then -2 .. -999.
+constexpr int kMaxParkSuffix = 999;
+
+bool is_parking(const std::string& branch) { return branch.starts_with(kParkPrefix); }
+
+void check_bookmark_name(const std::string& name) {
+  if (!plausible_branch_name(name)) throw VcsError("'" + name + "' is not a valid git branch name");
+  if (is_parking(name))
+    throw VcsError("'" + name + "' is not a bookmark name: names starting with " + std::string(kParkPrefix) +
+                   " are tether's parking branches");
+}
+
+// A full commit id (sha1 or sha256), lowercase: what a compare-and-swap compares against.
+bool is_commit_id(const std::string& s) {
+  return (s.size() == 40 || s.size() == 64) &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
 
 }  // namespace
 
@@ -103,6 +127,106 @@ std::optional<std::string> GitAdapter::commit(const std::vector<std::string>& pa
 void GitAdapter::create_branch_and_switch(const std::string& name) {
   if (!plausible_branch_name(name)) throw VcsError("'" + name + "' is not a valid git branch name");
   git_.run({"switch", "--create=" + name});
+}
+
+std::map<std::string, std::string> GitAdapter::bookmarks() const {
+  auto all = reader_.branches();
+  std::erase_if(all, [](const auto& entry) { return is_parking(entry.first); });
+  return all;
+}
+
+std::optional<std::string> GitAdapter::current_bookmark() const {
+  auto branch = reader_.current_branch();
+  if (branch && is_parking(*branch)) return std::nullopt;
+  return branch;
+}
+
+void GitAdapter::new_bookmark(const std::string& name, const std::optional<std::string>& rev) {
+  check_bookmark_name(name);
+  // Checked here rather than left to git so the message names a bookmark, not a command.
+  if (reader_.branches().contains(name)) throw VcsError("bookmark '" + name + "' exists");
+  std::vector<std::string> args = {"switch", "--create=" + name};
+  // A resolved id: `HEAD~1` works and no revision can read as an option.
+  if (rev) args.push_back(reader_.resolve(*rev));
+  git_.run(args);
+}
+
+void GitAdapter::switch_to(const std::string& rev) {
+  const auto all = reader_.branches();
+  if (!is_parking(rev) && all.contains(rev)) {
+    git_.run({"switch", "--no-guess", rev});
+    return;
+  }
+  const std::string target = reader_.resolve(rev);
+  // git checks a branch out in one worktree at a time: a name another checkout is on is taken.
+  std::set<std::string> elsewhere;
+  for (const Worktree& wt : reader_.worktrees())
+    if (!wt.current && wt.branch) elsewhere.insert(*wt.branch);
+  const std::string base = std::string(kParkPrefix) + short_id(target);
+  auto park_name = [&](int n) { return n == 1 ? base : base + "-" + std::to_string(n); };
+
+  for (int n = 1; n <= kMaxParkSuffix; ++n) {
+    std::string park = park_name(n);
+    auto it = all.find(park);
+    if (it == all.end() || it->second != target || elsewhere.contains(park)) continue;
+    if (reader_.current_branch() != park) git_.run({"switch", "--no-guess", park});
+    return;
+  }
+  for (int n = 1; n <= kMaxParkSuffix; ++n) {
+    std::string park = park_name(n);
+    if (all.contains(park) || elsewhere.contains(park)) continue;
+    git_.run({"switch", "--create=" + park, target});
+    return;
+  }
+  throw VcsError("cannot park on commit " + short_id(target) + ": " + park_name(1) + " through " +
+                 park_name(kMaxParkSuffix) + " are all taken; delete unused ones with `git branch -D`");
+}
+
+void GitAdapter::bookmark_set(const std::string& name, const std::string& commit, const std::string& expected) {
+  check_bookmark_name(name);
+  if (!is_commit_id(expected))
+    throw VcsError("cannot move bookmark '" + name + "': expected '" + expected + "' is not a full commit id");
+  const std::string target = reader_.resolve(commit);
+  auto moved = [&](const std::optional<std::string>& found) {
+    if (!found) return VcsError("bookmark '" + name + "' does not exist (expected at " + short_id(expected) + ")");
+    return VcsError("bookmark '" + name + "' moved: expected " + short_id(expected) + ", found " + short_id(*found));
+  };
+
+  bool checked_out_here = false;
+  for (const Worktree& wt : reader_.worktrees()) {
+    if (wt.branch != name) continue;
+    if (wt.current) {
+      checked_out_here = true;
+      continue;
+    }
+    // Moving the ref under another checkout would leave its index and files behind it.
+    throw VcsError("bookmark '" + name + "' is checked out in the worktree at " + wt.root.string() +
+                   (wt.live ? "; move it from there" : " (its directory is gone; `git worktree prune` forgets it)"));
+  }
+
+  if (checked_out_here) {
+    // reset has no compare-and-swap: check HEAD first (a commit racing in between is not caught).
+    if (auto now = reader_.head(); now != expected) throw moved(now);
+    git_.run({"reset", "--quiet", "--keep", target, "--"});
+    return;
+  }
+  try {
+    git_.run({"update-ref", "-m", "tether: bookmark set", "refs/heads/" + name, target, expected});
+  } catch (const VcsError&) {
+    // git refuses a stale old value; say so in bookmark terms, else keep git's message.
+    auto now = reader_.branches();
+    auto it = now.find(name);
+    std::optional<std::string> found = it == now.end() ? std::nullopt : std::optional<std::string>(it->second);
+    if (found != expected) throw moved(found);
+    throw;
+  }
+}
+
+std::vector<std::filesystem::path> GitAdapter::workspace_roots() const {
+  std::vector<std::filesystem::path> roots;
+  for (const Worktree& wt : reader_.worktrees())
+    if (wt.live) roots.push_back(wt.root);
+  return roots;
 }
 
 std::unique_ptr<VcsAdapter> detect_vcs(const std::filesystem::path& dataset_root, const std::string& git_executable) {

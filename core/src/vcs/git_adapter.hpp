@@ -52,6 +52,13 @@ class GitAdapter : public VcsAdapter {
   std::optional<std::string> commit(const std::vector<std::string>& paths, const std::string& message) override;
   void create_branch_and_switch(const std::string& name) override;
 
+  std::map<std::string, std::string> bookmarks() const override;
+  std::optional<std::string> current_bookmark() const override;
+  void new_bookmark(const std::string& name, const std::optional<std::string>& rev) override;
+  void switch_to(const std::string& rev) override;
+  void bookmark_set(const std::string& name, const std::string& commit, const std::string& expected) override;
+  std::vector<std::filesystem::path> workspace_roots() const override;
+
   // How much the history caches saved; for tests and benchmarks.
   CacheStats cache_stats() const { return reader_.cache_stats(); }
   const GitCommand& git() const { return git_; }

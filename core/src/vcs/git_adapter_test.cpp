@@ -524,3 +524,237 @@ TEST_CASE("a walk over 1,000 commits reads each distinct manifest blob once") {
   CHECK(stats.tree_hits == 1000 - stats.trees_read);
   CHECK(vcs.history({.rev = "HEAD", .all = false, .limit = 0, .paths = {"ds/.tether/objects"}}).size() == 20);
 }
+
+TEST_CASE("bookmarks and current_bookmark leave out tether/ parking branches") {
+  TempRepo repo;
+  auto vcs = detect_vcs(repo.dir());
+  CHECK(vcs->current_bookmark() == std::optional<std::string>("main"));  // unborn still counts
+  CHECK(vcs->bookmarks().empty());
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  std::string park = "tether/" + c1.substr(0, 12);
+  repo.git({"branch", park});
+  repo.git({"branch", "side"});
+  repo.git({"branch", "not-tether/x"});
+  CHECK(vcs->bookmarks() == std::map<std::string, std::string>{{"main", c1}, {"not-tether/x", c1}, {"side", c1}});
+  CHECK(vcs->branches().size() == 4);
+  repo.git({"switch", "-q", park});
+  CHECK(vcs->current_branch() == std::optional<std::string>(park));
+  CHECK_FALSE(vcs->current_bookmark().has_value());
+  repo.git({"switch", "-q", "side"});
+  CHECK(vcs->current_bookmark() == std::optional<std::string>("side"));
+  repo.git({"switch", "-q", "--detach"});
+  CHECK_FALSE(vcs->current_bookmark().has_value());
+}
+
+TEST_CASE("new_bookmark creates and checks out a bookmark at a revision, carrying local changes") {
+  TempRepo repo;
+  repo.write("a.txt", "a1");
+  repo.write("b.txt", "b1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("b.txt", "b2");
+  std::string c2 = repo.commit_all("two");
+  repo.write("a.txt", "local");
+  auto vcs = detect_vcs(repo.dir());
+
+  vcs->new_bookmark("feature", std::nullopt);
+  CHECK(vcs->current_bookmark() == std::optional<std::string>("feature"));
+  CHECK(vcs->head() == std::optional<std::string>(c2));
+  vcs->new_bookmark("older", "HEAD~1");
+  CHECK(vcs->current_bookmark() == std::optional<std::string>("older"));
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  CHECK(vcs->bookmarks() == std::map<std::string, std::string>{{"feature", c2}, {"main", c2}, {"older", c1}});
+  CHECK(repo.git({"diff", "--name-only"}) == "a.txt");  // the uncommitted change came along
+
+  CHECK_THROWS_WITH_AS(vcs->new_bookmark("main", std::nullopt), "bookmark 'main' exists", tether::VcsError);
+  CHECK_THROWS_WITH_AS(vcs->new_bookmark("feature", c1), "bookmark 'feature' exists", tether::VcsError);
+  CHECK_THROWS_AS(vcs->new_bookmark("-f", std::nullopt), tether::VcsError);
+  CHECK_THROWS_AS(vcs->new_bookmark("a..b", std::nullopt), tether::VcsError);
+  CHECK_THROWS_AS(vcs->new_bookmark("tether/x", std::nullopt), tether::VcsError);
+  CHECK_THROWS_WITH_AS(vcs->new_bookmark("x", "--orphan"), "unknown revision '--orphan'", tether::VcsError);
+
+  // A change the switch would overwrite: refused, and no bookmark is left behind.
+  repo.write("b.txt", "mine");
+  CHECK_THROWS_WITH_AS(vcs->new_bookmark("fresh", "main"), doctest::Contains("would be overwritten"), tether::VcsError);
+  CHECK_FALSE(vcs->branches().contains("fresh"));
+  CHECK(vcs->current_bookmark() == std::optional<std::string>("older"));
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+}
+
+TEST_CASE("switch_to switches to a bookmark and parks any other revision on tether/<sha12>") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  std::string c2 = repo.commit_all("two");
+  repo.git({"branch", "side", c1});
+  auto vcs = detect_vcs(repo.dir());
+  const std::string park = "tether/" + c1.substr(0, 12);
+
+  vcs->switch_to("HEAD~1");
+  CHECK(vcs->current_branch() == std::optional<std::string>(park));
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  CHECK_FALSE(vcs->current_bookmark().has_value());
+  CHECK(vcs->bookmarks() == std::map<std::string, std::string>{{"main", c2}, {"side", c1}});
+  CHECK(vcs->branches().at(park) == c1);
+  vcs->switch_to(c1);  // already parked there: nothing to do
+  CHECK(vcs->current_branch() == std::optional<std::string>(park));
+
+  // A commit made while parked moves the parking branch off c1 ...
+  repo.write("a.txt", "parked work");
+  std::string c3 = repo.commit_all("three");
+  CHECK(vcs->branches().at(park) == c3);
+  vcs->switch_to("main");
+  CHECK(vcs->current_bookmark() == std::optional<std::string>("main"));
+  CHECK(vcs->head() == std::optional<std::string>(c2));
+  // ... so the next park on c1 takes the next free name, and reuses it afterwards.
+  vcs->switch_to(c1.substr(0, 10));
+  CHECK(vcs->current_branch() == std::optional<std::string>(park + "-2"));
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  vcs->switch_to("side");
+  CHECK(vcs->current_bookmark() == std::optional<std::string>("side"));
+  vcs->switch_to(c1);
+  CHECK(vcs->current_branch() == std::optional<std::string>(park + "-2"));
+  CHECK(vcs->branches().at(park) == c3);
+  // A parking branch is a revision like any other: switching to it parks on its commit.
+  vcs->switch_to(park);
+  CHECK(vcs->current_branch() == std::optional<std::string>("tether/" + c3.substr(0, 12)));
+  CHECK(vcs->head() == std::optional<std::string>(c3));
+
+  CHECK_THROWS_WITH_AS(vcs->switch_to("nope"), "unknown revision 'nope'", tether::VcsError);
+  CHECK_THROWS_WITH_AS(vcs->switch_to("--detach"), "unknown revision '--detach'", tether::VcsError);
+  repo.write("a.txt", "uncommitted");
+  CHECK_THROWS_WITH_AS(vcs->switch_to("main"), doctest::Contains("would be overwritten"), tether::VcsError);
+  CHECK(vcs->head() == std::optional<std::string>(c3));
+}
+
+TEST_CASE("switch_to does not park on a branch another worktree is on") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  repo.commit_all("two");
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", "--detach", wt.string(), "main"});
+  auto in_wt = detect_vcs(wt);
+  in_wt->switch_to(c1);
+  const std::string park = "tether/" + c1.substr(0, 12);
+  CHECK(in_wt->current_branch() == std::optional<std::string>(park));
+  auto vcs = detect_vcs(repo.dir());
+  vcs->switch_to(c1);
+  CHECK(vcs->current_branch() == std::optional<std::string>(park + "-2"));
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  fs::remove_all(wt);
+  repo.git({"worktree", "prune"});
+}
+
+TEST_CASE("bookmark_set moves a bookmark only from the expected commit") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  std::string c2 = repo.commit_all("two");
+  repo.git({"branch", "side", c1});
+  auto vcs = detect_vcs(repo.dir());
+
+  vcs->bookmark_set("side", c2, c1);
+  CHECK(vcs->bookmarks().at("side") == c2);
+  CHECK_THROWS_WITH_AS(vcs->bookmark_set("side", c1, c1),
+                       ("bookmark 'side' moved: expected " + c1.substr(0, 12) + ", found " + c2.substr(0, 12)).c_str(),
+                       tether::VcsError);
+  CHECK(vcs->bookmarks().at("side") == c2);
+  vcs->bookmark_set("side", "HEAD~1", c2);  // the target may be any revision
+  CHECK(vcs->bookmarks().at("side") == c1);
+
+  CHECK_THROWS_WITH_AS(vcs->bookmark_set("gone", c2, c1),
+                       ("bookmark 'gone' does not exist (expected at " + c1.substr(0, 12) + ")").c_str(),
+                       tether::VcsError);
+  CHECK_FALSE(vcs->branches().contains("gone"));
+  CHECK_THROWS_WITH_AS(vcs->bookmark_set("side", c2, "main"),
+                       "cannot move bookmark 'side': expected 'main' is not a full commit id", tether::VcsError);
+  CHECK_THROWS_AS(vcs->bookmark_set("side", "nope", c1), tether::VcsError);
+  CHECK_THROWS_AS(vcs->bookmark_set("tether/x", c2, c1), tether::VcsError);
+  CHECK(vcs->bookmarks().at("side") == c1);
+  CHECK(vcs->current_bookmark() == std::optional<std::string>("main"));
+  CHECK(vcs->head() == std::optional<std::string>(c2));
+}
+
+TEST_CASE("bookmark_set of the checked-out bookmark keeps uncommitted changes") {
+  TempRepo repo;
+  repo.write("a.txt", "a1");
+  repo.write("b.txt", "b1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("b.txt", "b2");
+  std::string c2 = repo.commit_all("two");
+  repo.write("a.txt", "mine");
+  auto vcs = detect_vcs(repo.dir());
+
+  CHECK_THROWS_WITH_AS(vcs->bookmark_set("main", c1, c1),
+                       ("bookmark 'main' moved: expected " + c1.substr(0, 12) + ", found " + c2.substr(0, 12)).c_str(),
+                       tether::VcsError);
+  CHECK(vcs->head() == std::optional<std::string>(c2));
+
+  vcs->bookmark_set("main", c1, c2);
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  CHECK(vcs->current_bookmark() == std::optional<std::string>("main"));
+  CHECK(vcs->bookmarks().at("main") == c1);
+  CHECK(repo.git({"diff", "--name-only", "HEAD"}) == "a.txt");
+  CHECK(repo.git({"show", ":b.txt"}) == "b1");  // index and files follow the bookmark
+
+  // A local change the move would overwrite: refused, nothing moves.
+  repo.write("b.txt", "mine too");
+  CHECK_THROWS_AS(vcs->bookmark_set("main", c2, c1), tether::VcsError);
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  CHECK(repo.git({"diff", "--name-only", "HEAD"}) == "a.txt\nb.txt");
+}
+
+TEST_CASE("bookmark_set refuses a bookmark checked out in another worktree") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  std::string c2 = repo.commit_all("two");
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", "-b", "side", wt.string(), c1});
+  auto vcs = detect_vcs(repo.dir());
+  auto in_wt = detect_vcs(wt);
+
+  CHECK_THROWS_WITH_AS(vcs->bookmark_set("side", c2, c1),
+                       ("bookmark 'side' is checked out in the worktree at " + wt.string() +
+                        "; move it from there").c_str(),
+                       tether::VcsError);
+  CHECK(vcs->bookmarks().at("side") == c1);
+  CHECK_THROWS_WITH_AS(in_wt->bookmark_set("main", c1, c2),
+                       ("bookmark 'main' is checked out in the worktree at " + repo.dir().string() +
+                        "; move it from there").c_str(),
+                       tether::VcsError);
+  in_wt->bookmark_set("side", c2, c1);  // from its own checkout it moves
+  CHECK(in_wt->head() == std::optional<std::string>(c2));
+  CHECK(vcs->bookmarks().at("side") == c2);
+
+  fs::remove_all(wt);  // still registered until pruned: still refused
+  CHECK_THROWS_WITH_AS(vcs->bookmark_set("side", c1, c2), doctest::Contains("its directory is gone"), tether::VcsError);
+  repo.git({"worktree", "prune"});
+  vcs->bookmark_set("side", c1, c2);
+  CHECK(vcs->bookmarks().at("side") == c1);
+}
+
+TEST_CASE("workspace_roots lists the main and every live linked worktree") {
+  TempRepo repo;
+  auto vcs = detect_vcs(repo.dir());
+  CHECK(vcs->workspace_roots() == std::vector<fs::path>{repo.dir()});
+  repo.write("a.txt", "1");
+  repo.commit_all("one");
+  fs::path wt1 = repo.dir().string() + "-wt1";
+  fs::path wt2 = repo.dir().string() + "-wt2";
+  repo.git({"worktree", "add", "-q", "--detach", wt2.string()});
+  repo.git({"worktree", "add", "-q", "-b", "w1", wt1.string()});
+  std::vector<fs::path> all = {repo.dir(), wt1, wt2};
+  CHECK(vcs->workspace_roots() == all);
+  CHECK(detect_vcs(wt2 / ".")->workspace_roots() == all);
+
+  fs::remove_all(wt2);
+  CHECK(vcs->workspace_roots() == std::vector<fs::path>{repo.dir(), wt1});
+  CHECK(detect_vcs(wt1)->workspace_roots() == std::vector<fs::path>{repo.dir(), wt1});
+  fs::remove_all(wt1);
+}

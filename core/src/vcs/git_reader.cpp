@@ -4,6 +4,7 @@
 
 #include <git2.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "tether/errors.hpp"
@@ -30,6 +31,7 @@ using BranchIterator = Owned<git_branch_iterator, git_branch_iterator_free>;
 using StatusList = Owned<git_status_list, git_status_list_free>;
 using Index = Owned<git_index, git_index_free>;
 using Repository = Owned<git_repository, git_repository_free>;
+using WorktreeHandle = Owned<git_worktree, git_worktree_free>;
 
 std::string last_error() {
   const git_error* e = git_error_last();
@@ -117,6 +119,20 @@ void push_ref_head(git_revwalk* walk, git_reference* ref) {
   git_revwalk_push(walk, git_object_id(target.get()));
 }
 
+// The branch a HEAD reference names (also unborn); nullopt when detached.
+std::optional<std::string> branch_of_head(const git_reference* head) {
+  if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC) return std::nullopt;
+  std::string target = git_reference_symbolic_target(head);
+  static const std::string heads = "refs/heads/";
+  if (!target.starts_with(heads)) return std::nullopt;
+  return target.substr(heads.size());
+}
+
+std::string without_trailing_slash(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
 // libgit2 keeps global state; the reader holds one reference to it for its lifetime.
 struct Libgit2 {
   Libgit2() { git_libgit2_init(); }
@@ -138,18 +154,14 @@ GitReader::GitReader(const std::filesystem::path& start) {
     repo_ = nullptr;
     throw VcsError("the git repository at " + path + " has no working tree; tether needs a checkout");
   }
-  std::string top = workdir;
-  while (top.size() > 1 && top.back() == '/') top.pop_back();
-  root_ = top;
+  root_ = without_trailing_slash(workdir);
 }
 
 GitReader::~GitReader() { git_repository_free(repo_); }
 
 std::filesystem::path GitReader::shared_dir() const {
   std::lock_guard lock(mutex_);
-  std::string dir = git_repository_commondir(repo_);
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return dir;
+  return without_trailing_slash(git_repository_commondir(repo_));
 }
 
 git_commit* GitReader::lookup_commit(const std::string& rev) const {
@@ -189,11 +201,7 @@ std::optional<std::string> GitReader::current_branch() const {
   git_reference* raw = nullptr;
   if (git_reference_lookup(&raw, repo_, "HEAD") != 0) fail("cannot read HEAD");
   Reference ref(raw);
-  if (git_reference_type(ref.get()) != GIT_REFERENCE_SYMBOLIC) return std::nullopt;
-  std::string target = git_reference_symbolic_target(ref.get());
-  static const std::string heads = "refs/heads/";
-  if (!target.starts_with(heads)) return std::nullopt;
-  return target.substr(heads.size());
+  return branch_of_head(ref.get());
 }
 
 std::map<std::string, std::string> GitReader::branches() const {
@@ -212,6 +220,59 @@ std::map<std::string, std::string> GitReader::branches() const {
     static const std::string heads = "refs/heads/";
     out[std::string(git_reference_name(ref.get())).substr(heads.size())] = hex(*git_object_id(obj.get()));
   }
+  return out;
+}
+
+std::vector<Worktree> GitReader::worktrees() const {
+  std::lock_guard lock(mutex_);
+  std::error_code ec;
+  const std::filesystem::path here = std::filesystem::weakly_canonical(root_, ec);
+  auto describe = [&](const std::filesystem::path& top, git_repository* repo) {
+    Worktree w;
+    std::error_code err;
+    w.live = std::filesystem::is_directory(top, err);
+    w.root = w.live ? std::filesystem::canonical(top, err) : top.lexically_normal();
+    if (err) w.root = top.lexically_normal();
+    w.current = w.live && w.root == here;
+    git_reference* raw = nullptr;
+    if (repo != nullptr && git_reference_lookup(&raw, repo, "HEAD") == 0) {
+      Reference head(raw);
+      w.branch = branch_of_head(head.get());
+    }
+    return w;
+  };
+
+  std::vector<Worktree> out;
+  const std::string common = git_repository_commondir(repo_);
+  if (!git_repository_is_worktree(repo_)) {
+    out.push_back(describe(root_, repo_));
+  } else {
+    git_repository* raw = nullptr;
+    if (git_repository_open(&raw, common.c_str()) == 0) {
+      Repository main_repo(raw);
+      const char* workdir = git_repository_workdir(main_repo.get());
+      if (workdir != nullptr && !git_repository_is_bare(main_repo.get()))
+        out.push_back(describe(without_trailing_slash(workdir), main_repo.get()));
+    }
+  }
+
+  std::vector<Worktree> linked;
+  git_strarray names{};
+  if (git_worktree_list(&names, repo_) != 0) fail("cannot list the worktrees of " + common);
+  for (std::size_t i = 0; i < names.count; ++i) {
+    git_worktree* raw_wt = nullptr;
+    if (git_worktree_lookup(&raw_wt, repo_, names.strings[i]) != 0) continue;
+    WorktreeHandle wt(raw_wt);
+    // Opened through its administrative directory, which outlives a deleted checkout, so
+    // the branch of a worktree whose directory is gone is still known.
+    std::filesystem::path admin = std::filesystem::path(common) / "worktrees" / names.strings[i];
+    git_repository* raw_repo = nullptr;
+    Repository wt_repo(git_repository_open(&raw_repo, admin.c_str()) == 0 ? raw_repo : nullptr);
+    linked.push_back(describe(without_trailing_slash(git_worktree_path(wt.get())), wt_repo.get()));
+  }
+  git_strarray_dispose(&names);
+  std::sort(linked.begin(), linked.end(), [](const Worktree& a, const Worktree& b) { return a.root < b.root; });
+  out.insert(out.end(), linked.begin(), linked.end());
   return out;
 }
 

@@ -33,6 +33,14 @@ struct CacheStats {
   std::size_t tree_hits = 0;    // flattened trees served from the cache
 };
 
+// One checkout of the repository: the main worktree or a linked one.
+struct Worktree {
+  std::filesystem::path root;         // top of its working tree (canonical when it exists)
+  std::optional<std::string> branch;  // the branch its HEAD names (also unborn); nullopt when detached
+  bool current = false;               // the checkout this reader opened
+  bool live = false;                  // its directory exists (a deleted one stays registered until pruned)
+};
+
 class GitReader {
  public:
   // Opens the repository whose working tree contains `start` (searching upward).
@@ -49,6 +57,8 @@ class GitReader {
   std::optional<std::string> head() const;
   std::optional<std::string> current_branch() const;
   std::map<std::string, std::string> branches() const;
+  // The main worktree first (absent when the repository is bare), then linked ones by path.
+  std::vector<Worktree> worktrees() const;
 
   std::optional<std::string> read_file(const std::string& rev, const std::string& path) const;
   std::shared_ptr<const FileMap> files_at(const std::string& rev, const std::string& dir) const;

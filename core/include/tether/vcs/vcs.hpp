@@ -97,7 +97,35 @@ class VcsAdapter {
   virtual std::optional<std::string> commit(const std::vector<std::string>& paths, const std::string& message) = 0;
   // Creates branch `name` at HEAD and checks it out (init on a detached HEAD).
   virtual void create_branch_and_switch(const std::string& name) = 0;
+
+  // ---- bookmarks and checkouts (spec §5.2, §5.3) ----
+  // A bookmark is a local branch whose name does not start with `tether/` (those are the
+  // parking branches switch_to() makes). Bookmark -> commit id.
+  virtual std::map<std::string, std::string> bookmarks() const = 0;
+  // The bookmark the working copy is on: HEAD's branch (also unborn), unless detached or a
+  // `tether/` parking branch.
+  virtual std::optional<std::string> current_bookmark() const = 0;
+  // Creates bookmark `name` at `rev` (HEAD when nullopt) and checks it out, carrying
+  // uncommitted changes as `git switch -c` does. An existing name, or local changes the
+  // switch would overwrite, are VcsError and change nothing.
+  virtual void new_bookmark(const std::string& name, const std::optional<std::string>& rev) = 0;
+  // Checks out `rev`: a bookmark name switches to that branch; any other revision parks the
+  // working copy on branch `tether/<sha12>` at that commit (reusing one already there; when
+  // that name is taken at another commit, `tether/<sha12>-<n>`, n = 2..999), so commits made
+  // there stay reachable. Local changes the switch would overwrite are VcsError.
+  virtual void switch_to(const std::string& rev) = 0;
+  // Moves bookmark `name` to `commit` only if it is at `expected` now (compare-and-swap;
+  // VcsError naming both commits otherwise). The checked-out bookmark moves with
+  // `git reset --keep` (uncommitted changes kept; refused when they conflict); another one
+  // with `git update-ref refs/heads/<name> <commit> <expected>`.
+  virtual void bookmark_set(const std::string& name, const std::string& commit, const std::string& expected) = 0;
+  // Top directories of every live checkout of this repository (git: the main worktree and
+  // every linked worktree whose directory exists), absolute, this one included.
+  virtual std::vector<std::filesystem::path> workspace_roots() const = 0;
 };
+
+// sha256 of `text` as 64 lowercase hex digits (OpenSSL).
+std::string sha256_hex(const std::string& text);
 
 // Finds the git working tree containing `dataset_root` (searching upward; linked worktrees
 // work). Throws VcsError `no git repository found at or above <path>` when there is none.
