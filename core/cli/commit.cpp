@@ -8,35 +8,14 @@
 
 namespace tether::cli {
 
-namespace {
-
-// spec §4.0's plan rendering: `plan: <command> (N write(s))`, one aligned line per action,
-// then the notes.
-std::string render_plan(const engine::CommitPlan& plan) {
-  std::string notes;
-  for (const auto& n : plan.notes) notes += "\n  " + std::string(18, ' ') + "  " + n;
-  if (plan.actions.empty()) return "  commit: nothing to do" + notes;
-  std::size_t w = 0;
-  for (const auto& a : plan.actions) w = std::max(w, a.key.size());
-  std::string s = "plan: commit (" + std::to_string(plan.writes()) + " write(s))";
-  for (const auto& a : plan.actions) {
-    std::string label = w > 0 ? ljust(a.key, w) + "  " : "";
-    std::string kindtag = a.kind.empty() ? "" : "[" + a.kind + "] ";
-    std::string line = "  " + rjust(a.op, 18) + "  " + label + kindtag + a.target + "  " + a.detail;
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    s += "\n" + line;
-  }
-  return s + notes;
-}
-
-}  // namespace
-
 int run_commit(const Global& g, const CommitOptions& o) {
-  if (!o.message || o.message->empty()) throw ConfigError("a message is required: -m/--message");
+  if ((!o.message || o.message->empty()) && !o.plan.from_plan) throw ConfigError("a message is required: -m/--message");
   auto repo = open_repo();
   engine::CommitOptions opt;
-  opt.message = *o.message;
-  opt.dry_run = o.dry_run;
+  opt.message = o.message.value_or("");
+  opt.saved = load_saved_plan(o.plan, "commit");
+  if (opt.saved && o.message) opt.saved->context["message"] = *o.message;  // -m overrides the saved message
+  opt.dry_run = o.plan.dry_run || o.plan.plan_file.has_value();
   opt.strict = o.strict;
   opt.no_vcs = o.no_vcs;
   opt.no_snapshot = o.no_snapshot;
@@ -44,11 +23,7 @@ int run_commit(const Global& g, const CommitOptions& o) {
   opt.progress = progress.callback();
   auto r = repo->commit(opt);
   progress.finish();
-  if (o.dry_run) {
-    if (g.json) print_json(r.plan.to_json());
-    else out(render_plan(r.plan));
-    return 0;
-  }
+  if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {
     nlohmann::json pinned = nlohmann::json::object();
     for (const auto& [k, v] : r.pinned) pinned[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);

@@ -1,8 +1,13 @@
 #include "cli/common.hpp"
 
 #include <filesystem>
+#include <iostream>
 
+#include <nlohmann/json.hpp>
+
+#include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/errors.hpp"
 
 namespace tether::cli {
 
@@ -14,5 +19,41 @@ std::unique_ptr<engine::Repo> open_repo() {
 
 std::string rjust(const std::string& s, std::size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
 std::string ljust(const std::string& s, std::size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
+
+std::string render_plan(const engine::Plan& plan) {
+  std::string notes;
+  for (const auto& n : plan.notes) notes += "\n  " + std::string(18, ' ') + "  " + n;
+  if (plan.actions.empty()) return "  " + plan.command + ": nothing to do" + notes;
+  std::size_t w = 0;
+  for (const auto& a : plan.actions) w = std::max(w, a.key.size());
+  std::string s = "plan: " + plan.command + " (" + std::to_string(plan.writes()) + " write(s))";
+  for (const auto& a : plan.actions) {
+    std::string label = w > 0 ? ljust(a.key, w) + "  " : "";
+    std::string kindtag = a.kind.empty() ? "" : "[" + a.kind + "] ";
+    std::string line = "  " + rjust(a.op, 18) + "  " + label + kindtag + a.target + "  " + a.detail;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    s += "\n" + line;
+  }
+  return s + notes;
+}
+
+std::optional<engine::Plan> load_saved_plan(const PlanFlags& flags, const std::string& command) {
+  if (!flags.from_plan) return std::nullopt;
+  if (flags.dry_run || flags.plan_file)
+    throw ConfigError("--from-plan applies a saved plan; it cannot be combined with --dry-run or --plan");
+  return engine::read_plan_file(*flags.from_plan, command, engine::required_preconditions(command));
+}
+
+bool show_plan(const Global& g, const PlanFlags& flags, engine::Repo& repo, const engine::Plan& plan) {
+  if (!flags.dry_run && !flags.plan_file) return false;
+  if (flags.plan_file) {
+    repo.require_persisted_workspace();
+    engine::write_plan_file(*flags.plan_file, plan);
+    std::cerr << "plan written to " << *flags.plan_file << "\n";
+  }
+  if (g.json) print_json(plan.to_json());
+  else out(render_plan(plan));
+  return true;
+}
 
 }  // namespace tether::cli

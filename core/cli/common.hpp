@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tether/engine/repo.hpp"
@@ -12,5 +13,14 @@ namespace tether::cli {
 std::unique_ptr<engine::Repo> open_repo();
 std::string rjust(const std::string& s, std::size_t w);
 std::string ljust(const std::string& s, std::size_t w);
+
+struct Global;
+struct PlanFlags;
+// spec §4.0's plan text: `plan: <command> (N write(s))`, one aligned line per action, notes.
+std::string render_plan(const engine::Plan& plan);
+// --from-plan: the saved plan (refusing --dry-run/--plan alongside), else nullopt.
+std::optional<engine::Plan> load_saved_plan(const PlanFlags& flags, const std::string& command);
+// After planning with --dry-run or --plan: save (--plan), print the plan; true when it did.
+bool show_plan(const Global& g, const PlanFlags& flags, engine::Repo& repo, const engine::Plan& plan);
 
 }  // namespace tether::cli

@@ -95,12 +95,68 @@ int main(int argc, char** argv) {
   CommitOptions commit_o;
   auto* commit = app.add_subcommand("commit", "pin every object's state and commit the manifests");
   commit->add_option("-m,--message", commit_o.message, "commit message");
-  commit->add_flag("--dry-run", commit_o.dry_run, "print the plan; change nothing");
+  auto add_plan_flags = [&](CLI::App* c, PlanFlags& f) {
+    c->add_flag("--dry-run", f.dry_run, "print the plan; change nothing");
+    c->add_option("--plan", f.plan_file, "save the plan to FILE (JSON) and change nothing");
+    c->add_option("--from-plan", f.from_plan, "apply a plan saved with --plan, if nothing it reviewed moved");
+  };
+  add_plan_flags(commit, commit_o.plan);
   commit->add_flag("--strict", commit_o.strict, "refuse Observed objects (they cannot be pinned)");
   commit->add_flag("--no-vcs", commit_o.no_vcs, "write the manifests but make no VCS commit");
   commit->add_flag("--no-snapshot", commit_o.no_snapshot, "use the cached fingerprints");
   add_json(commit);
   commit->callback([&] { action = [&] { return run_commit(g, commit_o); }; });
+
+  // new
+  NewOptions new_o;
+  auto* newc = app.add_subcommand("new", "work on a bookmark: check it out and set up its writable branches");
+  newc->add_option("rev", new_o.rev, "revision or bookmark to work on (default: where the working copy is)");
+  newc->add_option("-b,--bookmark", new_o.bookmark, "create this bookmark and work on it");
+  newc->add_flag("--shared", new_o.shared, "write a bookmark another live checkout works on too");
+  newc->add_flag("--keep", new_o.keep, "keep the working refs; refresh the baseline only");
+  newc->add_flag("--eager,!--lazy", new_o.eager, "fork every branch now (default: [new] fork, lazy)");
+  newc->add_flag("--discard", new_o.discard, "reset branches even when they hold uncommitted writes");
+  add_plan_flags(newc, new_o.plan);
+  add_json(newc);
+  newc->callback([&] { action = [&] { return run_new(g, new_o); }; });
+
+  // open
+  OpenOptions open_o;
+  auto* openc = app.add_subcommand("open", "print a native handle on an object (writable on its working branch)");
+  openc->add_option("key", open_o.key, "object key")->required();
+  openc->add_option("-r,--rev", open_o.rev, "read the state this revision recorded (default: $TETHER_REV)");
+  openc->add_flag("--writable,!--read-only", open_o.writable, "writable (default for Forkable objects) or read-only");
+  add_json(openc);
+  openc->callback([&] { action = [&] { return run_open(g, open_o); }; });
+
+  // pull
+  PullOptions pull_o;
+  auto* pull = app.add_subcommand("pull", "commit what the bookmark's branches (on the trunk: upstream) hold now");
+  pull->add_option("bookmark", pull_o.bookmark, "the bookmark (must be this workspace's)");
+  pull->add_option("-m,--message", pull_o.message, "commit message");
+  add_json(pull);
+  pull->callback([&] { action = [&] { return run_pull(g, pull_o); }; });
+
+  // promote
+  PromoteOptions promote_o;
+  auto* promote = app.add_subcommand("promote", "land the bookmark's branches on their base branches");
+  promote->add_option("keys", promote_o.keys, "land only these objects (never moves the trunk)");
+  promote->add_option("-r,--rev", promote_o.rev, "land the states this revision recorded");
+  promote->add_option("--strategy", promote_o.strategy, "auto, ff or merge")->check(CLI::IsMember({"auto", "ff", "merge"}));
+  promote->add_option("-m,--message", promote_o.message, "merge commit message");
+  add_plan_flags(promote, promote_o.plan);
+  add_json(promote);
+  promote->callback([&] { action = [&] { return run_promote(g, promote_o); }; });
+
+  // restore
+  RestoreOptions restore_o;
+  auto* restore = app.add_subcommand("restore", "reset working branches onto the states a revision recorded");
+  restore->add_option("keys", restore_o.keys, "objects to restore")->required();
+  restore->add_option("-f,--from", restore_o.from, "revision")->required();
+  restore->add_flag("--discard", restore_o.discard, "reset branches even when they hold uncommitted writes");
+  add_plan_flags(restore, restore_o.plan);
+  add_json(restore);
+  restore->callback([&] { action = [&] { return run_restore(g, restore_o); }; });
 
   // diff
   DiffOptions diff_o;

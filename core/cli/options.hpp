@@ -31,9 +31,41 @@ struct SetOptions {
 };
 struct StatusOptions { std::optional<bool> snapshot; };
 struct SnapshotOptions {};
+// --dry-run / --plan FILE / --from-plan FILE of every planned command.
+struct PlanFlags {
+  bool dry_run = false;
+  std::optional<std::string> plan_file, from_plan;
+};
 struct CommitOptions {
   std::optional<std::string> message;
-  bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
+  bool strict = false, no_vcs = false, no_snapshot = false;
+  PlanFlags plan;
+};
+struct NewOptions {
+  std::optional<std::string> rev, bookmark;
+  bool shared = false, keep = false, discard = false;
+  std::optional<bool> eager;
+  PlanFlags plan;
+};
+struct OpenOptions {
+  std::string key;
+  std::optional<std::string> rev;
+  std::optional<bool> writable;
+};
+struct PullOptions {
+  std::optional<std::string> bookmark, message;
+};
+struct PromoteOptions {
+  std::vector<std::string> keys;
+  std::optional<std::string> rev, message;
+  std::string strategy = "auto";
+  PlanFlags plan;
+};
+struct RestoreOptions {
+  std::vector<std::string> keys;
+  std::string from;
+  bool discard = false;
+  PlanFlags plan;
 };
 struct DiffOptions {
   std::vector<std::string> revs;
@@ -58,6 +90,11 @@ int run_set(const Global&, const SetOptions&);
 int run_status(const Global&, const StatusOptions&);
 int run_snapshot(const Global&, const SnapshotOptions&);
 int run_commit(const Global&, const CommitOptions&);
+int run_new(const Global&, const NewOptions&);
+int run_open(const Global&, const OpenOptions&);
+int run_pull(const Global&, const PullOptions&);
+int run_promote(const Global&, const PromoteOptions&);
+int run_restore(const Global&, const RestoreOptions&);
 int run_diff(const Global&, const DiffOptions&);
 int run_verify(const Global&, const VerifyOptions&);
 int run_log(const Global&, const LogOptions&);

@@ -65,7 +65,14 @@ int run_status(const Global& g, const StatusOptions& o) {
   if (!r.bookmark) where = "on no bookmark: read-only (`tether new -b NAME` to write)";
   else if (*r.bookmark == r.trunk) where = "on trunk bookmark " + *r.bookmark;
   else where = "on bookmark " + *r.bookmark;
-  out("dataset " + r.manifest_hash.substr(0, 12) + "; " + where);
+  std::string stale;
+  if (!r.stale_keys.empty()) {
+    for (const auto& k : r.stale_keys) stale += (stale.empty() ? "" : ", ") + k;
+    stale = red(" (STALE: " + stale + ")");
+  }
+  out("dataset " + r.manifest_hash.substr(0, 12) + "; " + where + stale);
+  if (!r.stale_keys.empty())
+    out("  the committed state of these changed since this workspace forked; `tether new` reforks before writing");
   if (!r.fresh) out("  states as fingerprinted " + age(r.snapshot_at) + "; --snapshot to refresh");
   if (r.objects.empty()) out("  no objects yet: `tether add KEY PATH --kind file` registers one");
   for (const auto& ob : r.objects) {

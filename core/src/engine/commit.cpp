@@ -26,9 +26,6 @@ namespace fs = std::filesystem;
 namespace tether::engine {
 
 namespace {
-const std::set<std::string> kNonWrites = {"trunk", "keep-branch", "keep-pin", "keep-store", "defer-fork",
-                                          "refuse", "reuse", "adopt", "hold", "share"};
-
 // One failure is its own one-line message (`[key] ...`); several are folded into one line.
 [[noreturn]] void throw_failures(const std::string& what, const std::vector<std::string>& errors) {
   if (errors.size() == 1) throw TetherError(errors.front());
@@ -36,33 +33,37 @@ const std::set<std::string> kNonWrites = {"trunk", "keep-branch", "keep-pin", "k
 }
 }  // namespace
 
-std::size_t CommitPlan::writes() const {
-  std::size_t n = 0;
-  for (const auto& a : actions)
-    if (!kNonWrites.count(a.op)) ++n;
-  return n;
-}
-
-Json CommitPlan::to_json() const {
-  Json actions_j = Json::array();
-  for (const auto& a : actions)
-    actions_j.push_back(Json{{"op", a.op}, {"key", a.key}, {"kind", a.kind}, {"target", a.target}, {"detail", a.detail}, {"params", a.params}});
-  return Json{{"command", "commit"}, {"context", {{"message", message}}}, {"notes", notes}, {"actions", actions_j}};
-}
-
 CommitResult Repo::commit(const CommitOptions& opt) {
   auto lock = lock_checkout();
   std::unique_ptr<Lock> repo_lock;
   if (!opt.dry_run && !opt.no_vcs) repo_lock = lock_repository();
+  if (opt.saved) {
+    CommitResult res = apply_commit(*opt.saved, /*verify=*/true, "commit", opt.progress);
+    return res;
+  }
+  std::vector<std::string> unchanged;
+  Plan plan = plan_commit(opt, std::nullopt, unchanged);
+  if (opt.dry_run) {
+    CommitResult res;
+    res.plan = std::move(plan);
+    res.unchanged = std::move(unchanged);
+    return res;
+  }
+  return apply_commit(plan, /*verify=*/false, "commit", opt.progress);
+}
 
-  CommitResult res;
-  CommitPlan& plan = res.plan;
-  plan.message = opt.message;
+Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<std::string, Json>>& fetched,
+                       std::vector<std::string>& unchanged) {
+  Plan plan;
+  plan.command = "commit";
+  plan.created_at = model::now_iso_utc_seconds();
 
   // 1. The states to record.
   auto moving = moving_keys();
   std::map<std::string, Json> states;
-  if (opt.no_snapshot) {
+  if (fetched) {
+    states = *fetched;
+  } else if (opt.no_snapshot) {
     for (const auto& [k, s] : workspace_->last_snapshot) states[k] = s;
   } else {
     auto snap = fingerprint_keys(moving, /*upstream=*/false, opt.progress);
@@ -73,8 +74,24 @@ CommitResult Repo::commit(const CommitOptions& opt) {
     }
     states = std::move(snap.states);
   }
+  // Objects that do not move keep their committed state (a pull's fetched heads win).
   for (const auto& [k, m] : manifests_)
-    if (m.state && std::find(moving.begin(), moving.end(), k) == moving.end()) states[k] = *m.state;
+    if (m.state && std::find(moving.begin(), moving.end(), k) == moving.end() && (!fetched || !states.count(k)))
+      states[k] = *m.state;
+
+  std::string mhash = model::manifest_hash(manifests_);
+  Json states_j = Json::object();
+  for (const auto& [k, v] : states) states_j[k] = v;
+  plan.context = Json{{"message", opt.message},   {"manifest_hash", mhash},
+                      {"states", states_j},       {"workspace_id", workspace_->workspace_id},
+                      {"pull", fetched.has_value()}, {"no_vcs", opt.no_vcs}};
+  std::string here = workspace_->bookmark ? *workspace_->bookmark : "no bookmark";
+  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+                                "this commit plan was made in another checkout; re-run the plan here"});
+  plan.preconditions.push_back({"workspace_bookmark", workspace_->bookmark ? Json(*workspace_->bookmark) : Json(nullptr), "",
+                                Json::object(),
+                                "this commit plan was made on " + here + "; the checkout is on {observed} now; re-run the plan"});
+  plan.preconditions.push_back({"manifest_hash", mhash, "", Json::object(), "manifests changed since the plan was made; re-run the plan"});
 
   // 2. Per object: unchanged, pin, or record.
   for (const auto& [key, m] : manifests_) {
@@ -89,10 +106,12 @@ CommitResult Repo::commit(const CommitOptions& opt) {
     if (m.state && b.same(*m.state, st->second)) {
       if (m.pin.has_value() == pinnable) {
         plan.notes.push_back(key + ": unchanged");
-        plan.unchanged.push_back(key);
+        unchanged.push_back(key);
         continue;
       }
       plan.notes.push_back(key + ": policy changed; " + (pinnable ? "pin created" : "pin released"));
+    } else if (fetched) {
+      plan.notes.push_back(key + ": fetched " + model::short_state(st->second));
     }
     std::string tier = sdk::tier_name(caps);
     std::string shortst = model::short_state(st->second);
@@ -116,11 +135,47 @@ CommitResult Repo::commit(const CommitOptions& opt) {
   }
   if (!plan.actions.empty() && !opt.no_vcs)
     plan.actions.push_back({"vcs-commit", "", "", "", vcs_->kind() + " commit: " + model::py_repr(opt.message), Json::object()});
-  res.unchanged = plan.unchanged;
-  if (opt.dry_run) return res;
+  return plan;
+}
+
+CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress) {
+  CommitResult res;
+  res.plan = plan;
+  const std::string message = plan.context.value("message", std::string());
+  const bool no_vcs = plan.context.value("no_vcs", false);
+  if (verify) {
+    check_preconditions(plan);
+    // The planned states must still be what the systems hold.
+    std::vector<std::string> keys;
+    for (const auto& a : plan.actions) {
+      if (a.key.empty()) continue;
+      if (!manifests_.count(a.key)) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
+      keys.push_back(a.key);
+    }
+    auto moving = moving_keys();
+    std::vector<std::string> live;
+    for (const auto& k : keys)
+      if (std::find(moving.begin(), moving.end(), k) != moving.end()) live.push_back(k);
+    auto snap = fingerprint_keys(live, /*upstream=*/false, progress);
+    for (const auto& a : plan.actions) {
+      if (a.key.empty()) continue;
+      auto it = snap.states.find(a.key);
+      if (it == snap.states.end()) {
+        if (auto e = snap.errors.find(a.key); e != snap.errors.end()) throw TetherError(e->second);
+        continue;
+      }
+      if (!backend(a.kind).same(it->second, a.params["state"]))
+        throw StalePlanError(model::py_repr(a.key) + " changed since the plan was made (" + model::short_state(a.params["state"]) +
+                             " -> " + model::short_state(it->second) + "); re-run the plan");
+    }
+  }
+  for (const auto& n : plan.notes)
+    if (n.size() > 11 && n.compare(n.size() - 11, 11, ": unchanged") == 0) res.unchanged.push_back(n.substr(0, n.size() - 11));
+  check_not_stale("");
+  if (!no_vcs) check_on_bookmark();
 
   const std::vector<std::string> paths = vcs_paths();
-  bool manifests_dirty = !opt.no_vcs && vcs_->is_dirty(paths);
+  bool manifests_dirty = !no_vcs && vcs_->is_dirty(paths);
   bool object_actions = false;
   for (const auto& a : plan.actions)
     if (a.op != "vcs-commit") object_actions = true;
@@ -134,12 +189,11 @@ CommitResult Repo::commit(const CommitOptions& opt) {
     std::error_code ec;
     pre_objects[a.key] = fs::exists(p, ec) ? Json(model::read_file(p)) : Json(nullptr);
   }
-  Json pre{{"vcs", Json{{"kind", vcs_->kind()}, {"id", vcs_->head() ? Json(*vcs_->head()) : Json(nullptr)},
-                        {"branch", vcs_->current_branch() ? Json(*vcs_->current_branch()) : Json(nullptr)}}},
+  Json pre{{"vcs", vcs_position()},
            {"objects", pre_objects},
            {"workspace", model::workspace_to_toml(*workspace_)}};
   OpLog oplog(tether_dir() / "ops.jsonl");
-  std::string op_id = oplog.begin("commit", pre);
+  std::string op_id = oplog.begin(op_name, pre);
 
   // Pins: one per pin id (two objects with one identity and state share it), concurrently.
   std::vector<const PlanAction*> pin_actions;
@@ -207,6 +261,7 @@ CommitResult Repo::commit(const CommitOptions& opt) {
         else res.unrecoverable.push_back(a.key);
       }
       auto updated = m.with_pin(state, pin, recoverable);
+      if (plan.context.value("pull", false)) updated.locator.erase("at");  // pulled to the branch head
       auto& b = backend(m.kind);
       if (effective_capabilities(m) & sdk::kDiff) {
         if (auto text = b.listing(m.locator, state, a.key)) {
@@ -224,8 +279,8 @@ CommitResult Repo::commit(const CommitOptions& opt) {
     }
     oplog.progress(op_id, Json{{"action", "manifests"}});
 
-    if (!opt.no_vcs) {
-      res.vcs_commit = vcs_->commit(vcs_paths(), opt.message);
+    if (!no_vcs) {
+      res.vcs_commit = vcs_->commit(vcs_paths(), message);
       if (res.vcs_commit) oplog.progress(op_id, Json{{"action", "vcs-commit"}, {"commit", *res.vcs_commit}});
     }
   } catch (const std::exception& e) {
@@ -242,7 +297,7 @@ CommitResult Repo::commit(const CommitOptions& opt) {
       workspace_->base_states[a.key] = a.params["state"];
     workspace_->set_snapshot(a.key, a.params["state"]);
   }
-  if (!opt.no_snapshot) workspace_->last_snapshot_at = model::now_iso_utc();
+  workspace_->last_snapshot_at = model::now_iso_utc();
   write_workspace();
   Json pinned_ids = Json::object();
   for (const auto& a : plan.actions)

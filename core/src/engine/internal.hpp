@@ -18,8 +18,10 @@ namespace tether::engine {
 using Json = nlohmann::json;
 
 // An advisory flock held until destruction (spec §7.1).
+// Re-entrant within one Repo: an inner lock_*() while the lock is held is a no-op Lock.
 struct Repo::Lock {
   int fd = -1;
+  bool* held = nullptr;  // the Repo's flag, cleared on release
   ~Lock();
 };
 

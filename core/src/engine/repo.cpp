@@ -47,6 +47,7 @@ Repo::Lock::~Lock() {
     flock(fd, LOCK_UN);
     close(fd);
   }
+  if (held) *held = false;
 }
 
 namespace {
@@ -75,22 +76,28 @@ int take_lock(const fs::path& path, std::chrono::seconds timeout, const std::str
 }  // namespace
 
 std::unique_ptr<Repo::Lock> Repo::lock_checkout() {
+  if (checkout_locked_) return std::make_unique<Lock>();
   auto path = tether_dir() / "lock";
   auto lock = std::make_unique<Lock>();
   lock->fd = take_lock(path, std::chrono::seconds(30),
                        "another tether command is writing in this checkout (" + path.string() +
                            " is locked); wait for it to finish");
+  checkout_locked_ = true;
+  lock->held = &checkout_locked_;
   // What we read before the lock may be stale now.
   reload();
   return lock;
 }
 
 std::unique_ptr<Repo::Lock> Repo::lock_repository() {
+  if (repository_locked_) return std::make_unique<Lock>();
   auto path = vcs_->shared_dir() / "tether.lock";
   auto lock = std::make_unique<Lock>();
   lock->fd = take_lock(path, std::chrono::seconds(60),
-                       "another tether command is committing in a checkout of this repository (" + path.string() +
-                           " is locked); wait for it to finish");
+                       "another tether command is committing or collecting in a checkout of this repository (" +
+                           path.string() + " is locked); wait for it to finish");
+  repository_locked_ = true;
+  lock->held = &repository_locked_;
   return lock;
 }
 
@@ -151,6 +158,8 @@ void Repo::write_workspace() { model::write_workspace(tether_dir() / "workspace.
 std::optional<std::string> Repo::bookmark() const { return workspace_->bookmark; }
 
 bool Repo::on_trunk() const { return !workspace_->bookmark || *workspace_->bookmark == config_.trunk(); }
+
+bool Repo::on_trunk_bookmark() const { return workspace_->bookmark && *workspace_->bookmark == config_.trunk(); }
 
 std::string Repo::vcs_path(const std::string& rel_to_root) const {
   std::string rel = vcs_->rel();
@@ -281,9 +290,12 @@ std::optional<std::string> Repo::working_ref(const std::string& key) const {
 
 // What the next commit records moves for: objects with a working ref, objects never
 // committed, and objects that have no branches at all (no FORK: their live state is their
-// position, so a changed directory is `modified`, not `behind`). Only a Forkable object
-// detached at `at` with no working ref sits still.
+// position, so a changed directory is `modified`, not `behind`). A Forkable object without a
+// working ref sits still when it is detached at `at`, and everywhere off the trunk: there
+// its position is its pin until a writable open forks it. (A checkout on no bookmark, a
+// fresh clone say, reads upstream as the trunk does.)
 std::vector<std::string> Repo::moving_keys() {
+  bool off_trunk = workspace_->bookmark && !on_trunk_bookmark();
   std::vector<std::string> keys;
   for (const auto& [key, m] : manifests_) {
     if (!m.state || working_ref(key)) {
@@ -298,7 +310,7 @@ std::vector<std::string> Repo::moving_keys() {
       continue;
     }
     bool detached = m.locator.contains("at") && m.locator["at"].is_string() && !m.locator["at"].get<std::string>().empty();
-    if (!(caps & sdk::kFork) || !detached) keys.push_back(key);
+    if (!(caps & sdk::kFork) || (!detached && !off_trunk)) keys.push_back(key);
   }
   return keys;
 }

@@ -98,6 +98,7 @@ StatusReport Repo::status(std::optional<bool> snap, const ProgressFn& progress) 
   r.snapshot_at = workspace_->last_snapshot_at;
   r.bookmark = workspace_->bookmark;
   r.trunk = config_.trunk();
+  r.stale_keys = stale_keys();
   auto moving = moving_keys();
   for (const auto& [key, m] : manifests_) {
     ObjectStatus o;

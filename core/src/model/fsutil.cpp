@@ -99,4 +99,8 @@ std::string format_iso_utc(std::chrono::system_clock::time_point when) {
 
 std::string now_iso_utc() { return format_iso_utc(std::chrono::system_clock::now()); }
 
+std::string now_iso_utc_seconds() {
+  return format_iso_utc(std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
 }  // namespace tether::model

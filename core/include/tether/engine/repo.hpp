@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/engine/plan.hpp"
 #include "tether/model/config.hpp"
 #include "tether/model/manifest.hpp"
 #include "tether/sdk/types.hpp"
@@ -86,27 +87,14 @@ struct SnapshotResult {
   std::map<std::string, std::string> errors;
 };
 
-struct PlanAction {
-  std::string op;  // pin | record | vcs-commit
-  std::string key, kind, target, detail;
-  Json params = Json::object();
-};
-struct CommitPlan {
-  std::string message;
-  std::vector<PlanAction> actions;
-  std::vector<std::string> notes;
-  std::vector<std::string> unchanged;
-  // Actions that write to a store or the VCS (not the notes-only kinds).
-  std::size_t writes() const;
-  Json to_json() const;
-};
 struct CommitOptions {
   std::string message;
   bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
+  std::optional<Plan> saved;  // --from-plan: apply this plan (its preconditions re-checked)
   ProgressFn progress;
 };
 struct CommitResult {
-  CommitPlan plan;
+  Plan plan;
   bool applied = false;
   std::optional<std::string> vcs_commit;
   std::map<std::string, std::optional<std::string>> pinned;  // key -> pin ref (null: recorded)
@@ -140,6 +128,73 @@ struct VerifyResult {
   bool ok() const;
 };
 
+struct NewOptions {
+  std::optional<std::string> rev, bookmark;  // REV, -b NAME
+  bool shared = false, keep = false, discard = false;
+  std::optional<bool> eager;  // --eager / --lazy; default [new] fork
+  bool dry_run = false;
+  std::optional<Plan> saved;
+  ProgressFn progress;
+};
+struct NewResult {
+  Plan plan;
+  bool applied = false;
+  std::optional<std::string> bookmark;
+  bool trunk = false;
+  std::map<std::string, std::string> working_refs, pending_forks;
+  std::map<std::string, Json> fork_points;
+  std::vector<std::string> unregistered;  // working refs kept for keys not registered here
+};
+
+struct OpenResult {
+  std::string key;
+  bool read_only = true;
+  std::string address, type;
+  Json handle;
+};
+
+struct PromoteOptions {
+  std::vector<std::string> keys;
+  std::optional<std::string> rev;
+  std::string strategy = "auto";  // auto | ff | merge
+  std::optional<std::string> message;
+  bool dry_run = false;
+  std::optional<Plan> saved;
+  ProgressFn progress;
+};
+struct PromoteReport {
+  Plan plan;
+  bool applied = false;
+  std::map<std::string, Json> fast_forwarded, merged;
+  std::vector<std::string> skipped;
+  std::map<std::string, std::string> refused, held, kept_forks, failed;
+  std::map<std::string, std::vector<std::string>> conflicts;
+  std::optional<std::string> trunk_moved, trunk_held;
+};
+
+struct PullResult {
+  std::string bookmark;
+  std::map<std::string, std::pair<Json, Json>> committed;  // key -> (from, to)
+  std::vector<std::string> unchanged;
+  std::map<std::string, std::string> skipped;
+  std::optional<std::string> vcs_commit;
+  std::map<std::string, std::optional<std::string>> pinned;  // key -> pin id
+};
+
+struct RestoreOptions {
+  std::vector<std::string> keys;
+  std::string from;
+  bool discard = false;
+  bool dry_run = false;
+  std::optional<Plan> saved;
+};
+struct RestoreResult {
+  Plan plan;
+  bool applied = false;
+  std::string from;
+  std::map<std::string, std::string> working_refs;
+};
+
 class Repo {
  public:
   // Walk up from `start` to the directory holding tether.toml.
@@ -169,12 +224,46 @@ class Repo {
   VerifyResult verify(const VerifyOptions& options);
   std::vector<sdk::HistoryEntry> log(const std::string& key, const std::optional<std::string>& ref, int limit);
 
+  // Branching (spec §4.8, §4.10-4.13).
+  NewResult new_workspace(const NewOptions& options);
+  OpenResult open_object(const std::string& key, const std::optional<std::string>& rev, std::optional<bool> writable);
+  PromoteReport promote(const PromoteOptions& options);
+  PullResult pull(const std::optional<std::string>& bookmark, const std::optional<std::string>& message,
+                  const ProgressFn& progress = {});
+  RestoreResult restore(const RestoreOptions& options);
+  // Keys whose working branch was forked from a state the manifests no longer record (§1.9).
+  std::vector<std::string> stale_keys() const;
+  const model::Workspace& workspace() const { return *workspace_; }
+  // Saving a plan binds it to this checkout: the workspace id must be on disk.
+  void require_persisted_workspace();
+
  private:
   Repo() = default;
   struct Lock;
   std::unique_ptr<Lock> lock_checkout();
   std::unique_ptr<Lock> lock_repository();
   void reload();
+  // ---- branching internals (branching.cpp) ----
+  bool on_trunk_bookmark() const;  // the workspace is on the trunk bookmark (not on none)
+  Json vcs_position() const;
+  // The source a committed state is read or forked from: the pin when it still resolves
+  // (verified), else the recorded state where the backend is ADDRESSABLE (§1.5).
+  sdk::Source checked_source(const model::ObjectManifest& m);
+  void check_preconditions(const Plan& plan);
+  void check_not_stale(const std::string& why_suffix);
+  void check_on_bookmark();
+  // Other live checkouts of this repository: workspace id -> bookmark ("" for none).
+  std::map<std::string, std::string> other_workspaces() const;
+  std::string materialize_fork(const std::string& key);
+  Plan plan_new(const NewOptions& options);
+  NewResult apply_new(const Plan& plan);
+  Plan plan_promote(const PromoteOptions& options);
+  PromoteReport apply_promote(const Plan& plan);
+  Plan plan_restore(const RestoreOptions& options);
+  RestoreResult apply_restore(const Plan& plan);
+  Plan plan_commit(const CommitOptions& options, const std::optional<std::map<std::string, Json>>& fetched,
+                   std::vector<std::string>& unchanged);
+  CommitResult apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress);
   void write_workspace();
   void log_op(const std::string& command, const Json& pre, const Json& result);
   std::filesystem::path tether_dir() const { return root_ / ".tether"; }
@@ -200,6 +289,7 @@ class Repo {
   std::unique_ptr<vcs::VcsAdapter> vcs_;
   std::unique_ptr<host::PluginHost> host_;
   std::vector<std::string> warnings_;
+  bool checkout_locked_ = false, repository_locked_ = false;  // the locks are re-entrant
 };
 
 }  // namespace tether::engine

@@ -22,6 +22,8 @@ std::filesystem::path temp_path_for(const std::filesystem::path& path);
 // Python datetime.now(UTC).isoformat(): `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`, microseconds
 // omitted when they are zero (as Python does).
 std::string now_iso_utc();
+// The same to whole seconds (`2026-11-29T23:01:02+00:00`): plan and op-log times.
+std::string now_iso_utc_seconds();
 std::string format_iso_utc(std::chrono::system_clock::time_point when);
 
 }  // namespace tether::model

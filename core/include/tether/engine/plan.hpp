@@ -1,0 +1,63 @@
+// tether/engine/plan.hpp: the plan every store-writing command builds before it writes
+// (spec §4.0, §3.11, §7.3). A plan is a list of actions (what each object gets), notes (what
+// was decided without a write) and preconditions (what the plan reviewed: manifest hash,
+// branch heads, the workspace). `--dry-run` prints it, `--plan FILE` saves it (format 3 JSON
+// with a digest binding everything), `--from-plan FILE` loads it and the command applies it
+// only after every precondition still holds against the live systems.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tether::engine {
+
+using Json = nlohmann::json;
+
+inline constexpr int kPlanFormat = 3;
+
+struct PlanAction {
+  std::string op;  // pin | record | vcs-commit | fork | defer-fork | reuse | share | refuse | trunk | ...
+  std::string key, kind, target, detail;
+  Json params = Json::object();
+};
+
+struct Precondition {
+  std::string kind;  // manifest_hash | workspace_id | workspace_bookmark | bookmark_head | ref_head | ...
+  Json expected;
+  std::string key;  // the object it is about, "" for dataset-wide ones
+  Json params = Json::object();
+  std::string detail;  // the StalePlanError message; `{observed}` is replaced by what was found
+};
+
+struct Plan {
+  std::string command;
+  std::string created_at;  // UTC ISO seconds
+  Json context = Json::object();
+  std::vector<std::string> notes;
+  std::vector<Precondition> preconditions;
+  std::vector<PlanAction> actions;
+
+  // Actions that write (not trunk, keep-*, defer-fork, refuse, reuse, adopt, hold, share).
+  std::size_t writes() const;
+  static bool is_write(const std::string& op);
+  // sha256 over the sorted, ASCII-escaped JSON of everything but the digest (§3.11).
+  std::string digest() const;
+  Json to_json() const;  // with "format" and "digest"
+  bool has_precondition(const std::string& kind) const;
+};
+
+// Parses a saved plan: format 3 only, a digest that matches, the command expected, and the
+// preconditions `required` (a plan lacking one is stale). `source` names the file.
+Plan plan_from_json(const Json& j, const std::string& expected_command, const std::vector<std::string>& required,
+                    const std::string& source);
+Plan read_plan_file(const std::filesystem::path& path, const std::string& expected_command,
+                    const std::vector<std::string>& required);
+void write_plan_file(const std::filesystem::path& path, const Plan& plan);
+
+// The preconditions each command's saved plan must carry (§7.3).
+const std::vector<std::string>& required_preconditions(const std::string& command);
+
+}  // namespace tether::engine

@@ -1,0 +1,491 @@
+// core/src/engine/promote.cpp: `tether promote` (spec §4.13). Lands a bookmark's working
+// branches on their base branches: a fast-forward where the base has not moved since the
+// fork, a native merge where the backend has one, otherwise a refusal with the backend's
+// hint. A bookmark lands whole or not at all: one refusal holds every other move. Every
+// move is conditional on the base head the plan reviewed. When everything landed, the
+// trunk bookmark moves to the bookmark's commit.
+#include <algorithm>
+#include <set>
+
+#include "engine/internal.hpp"
+#include "tether/engine/fanout.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace tether::engine {
+
+namespace {
+
+Json without_at(Json locator) {
+  locator.erase("at");
+  return locator;
+}
+
+std::string source_ref_label(const Json& source) {
+  if (source.contains("ref")) return source["ref"].get<std::string>();
+  if (source.contains("pin")) return source["pin"].value("ref", std::string("a pin"));
+  return "state " + model::short_state(source.value("state", Json::object()));
+}
+
+}  // namespace
+
+PromoteReport Repo::promote(const PromoteOptions& opt) {
+  auto lock = lock_checkout();
+  if (opt.saved) {
+    check_preconditions(*opt.saved);
+    return apply_promote(*opt.saved);
+  }
+  Plan plan = plan_promote(opt);
+  if (opt.dry_run) {
+    PromoteReport r;
+    r.plan = std::move(plan);
+    return r;
+  }
+  return apply_promote(plan);
+}
+
+Plan Repo::plan_promote(const PromoteOptions& opt) {
+  if (opt.strategy != "auto" && opt.strategy != "ff" && opt.strategy != "merge")
+    throw ConfigError("unknown promote strategy '" + opt.strategy + "' (auto, ff, merge)");
+  Plan plan;
+  plan.command = "promote";
+  plan.created_at = model::now_iso_utc_seconds();
+  const auto objects = opt.rev ? manifests_at(*opt.rev) : manifests_;
+  for (const auto& k : opt.keys)
+    if (!objects.count(k)) throw ConfigError("no such object: " + k);
+  const std::string trunk = config_.trunk();
+  const auto bookmark = workspace_->bookmark;
+  const bool on_trunk = !bookmark || *bookmark == trunk;
+  const auto bookmarks = vcs_->bookmarks();
+  std::optional<std::string> bookmark_commit;
+  if (bookmark)
+    if (auto it = bookmarks.find(*bookmark); it != bookmarks.end()) bookmark_commit = it->second;
+  std::string message = opt.message.value_or("tether promote " + (opt.rev ? *opt.rev : workspace_->short_id()));
+  std::string mhash = model::manifest_hash(objects);
+  plan.context = Json{{"rev", opt.rev ? Json(*opt.rev) : Json(nullptr)},
+                      {"strategy", opt.strategy},
+                      {"message", message},
+                      {"subset", opt.keys},
+                      {"manifest_hash", mhash},
+                      {"workspace_id", workspace_->workspace_id},
+                      {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
+                      {"bookmark_commit", bookmark_commit ? Json(*bookmark_commit) : Json(nullptr)},
+                      {"current", Json::array()}};
+  std::string here = bookmark ? *bookmark : "no bookmark";
+  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+                                "this promote plan was made in another checkout; re-run the plan here"});
+  plan.preconditions.push_back({"workspace_bookmark", bookmark ? Json(*bookmark) : Json(nullptr), "", Json::object(),
+                                "this promote plan was made on " + here + "; the checkout is on {observed} now; re-run the plan"});
+  plan.preconditions.push_back({"bookmark_head", bookmark_commit ? Json(*bookmark_commit) : Json(nullptr), "",
+                                Json{{"bookmark", bookmark.value_or("")}},
+                                "bookmark '" + here + "' moved since the plan was made ({observed}); re-run the plan"});
+  plan.preconditions.push_back({"manifest_hash", mhash, "", opt.rev ? Json{{"rev", *opt.rev}} : Json::object(),
+                                "manifests changed since the plan was made; re-run the plan"});
+
+  // What the bookmark's commit records (a manifest edited since is not what is promoted).
+  std::map<std::string, model::ObjectManifest> committed = objects;
+  if (!opt.rev && bookmark_commit) {
+    try {
+      committed = manifests_at(*bookmark_commit);
+    } catch (const std::exception&) {
+    }
+  }
+
+  std::vector<std::string> selected = opt.keys;
+  if (selected.empty())
+    for (const auto& [k, m] : objects) selected.push_back(k);
+  std::sort(selected.begin(), selected.end());
+
+  // Probe base and branch heads concurrently.
+  struct Probe {
+    std::string key;
+    std::optional<Json> base, target;
+  };
+  std::vector<Probe> probes;
+  if (!on_trunk)
+    for (const auto& k : selected) {
+      const auto& m = objects.at(k);
+      uint32_t caps = 0;
+      try {
+        caps = effective_capabilities(m);
+      } catch (const std::exception&) {
+        continue;
+      }
+      if (caps & sdk::kFork) probes.push_back({k, std::nullopt, std::nullopt});
+    }
+  auto probed = fan_out<std::pair<Json, std::optional<Json>>>(probes.size(), [&](std::size_t i) {
+    const auto& m = objects.at(probes[i].key);
+    auto& b = backend(m.kind);
+    Json base = b.fingerprint(without_at(m.locator), std::nullopt, m.key);
+    std::optional<Json> target;
+    if (!opt.rev)
+      if (auto ref = working_ref(m.key)) target = b.fingerprint(m.locator, *ref, m.key);
+    return std::make_pair(base, target);
+  });
+  std::vector<std::string> probe_errors;
+  std::map<std::string, Probe> by_key;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    if (!probed[i].ok()) {
+      try {
+        std::rethrow_exception(probed[i].error);
+      } catch (const std::exception& e) {
+        probe_errors.push_back(keyed_error(probes[i].key, e));
+      }
+      continue;
+    }
+    probes[i].base = probed[i].value->first;
+    probes[i].target = probed[i].value->second;
+    by_key[probes[i].key] = probes[i];
+  }
+  if (!probe_errors.empty()) throw TetherError("promote: could not read branch heads (" + join(probe_errors, "; ") + ")");
+
+  Json current = Json::array();
+  for (const auto& key : selected) {
+    const auto& m = objects.at(key);
+    auto& b = backend(m.kind);
+    uint32_t caps = effective_capabilities(m);
+    if (!(caps & sdk::kFork)) {
+      plan.notes.push_back(key + ": not forkable; nothing to promote");
+      continue;
+    }
+    if (on_trunk) {
+      plan.notes.push_back(key + ": on trunk; already on the base branch");
+      continue;
+    }
+    Json source;
+    Json target_state;
+    Json fork_point = nullptr;
+    if (opt.rev) {
+      if (!m.state) {
+        plan.notes.push_back(key + ": nothing committed at " + *opt.rev);
+        continue;
+      }
+      try {
+        source = checked_source(m);
+      } catch (const PinDriftError& e) {
+        plan.actions.push_back({"refuse", key, m.kind, "", e.bare_message()});
+        continue;
+      } catch (const BackendError& e) {
+        plan.notes.push_back(key + ": not recoverable at " + *opt.rev + " (" + e.bare_message() + ")");
+        continue;
+      }
+      target_state = *m.state;
+    } else {
+      auto ref = working_ref(key);
+      const Probe& pr = by_key[key];
+      if (!ref || !pr.target) {
+        plan.notes.push_back(key + ": no working branch yet; nothing to promote");
+        continue;
+      }
+      auto c = committed.find(key);
+      if (c == committed.end() || !c->second.state) {
+        plan.notes.push_back(key + ": nothing committed on this bookmark yet; commit first");
+        continue;
+      }
+      if (!b.same(*pr.target, *c->second.state)) {
+        plan.actions.push_back({"refuse", key, m.kind, *ref,
+                                *ref + " has writes since the last commit (" + model::short_state(*c->second.state) +
+                                    " committed, " + model::short_state(*pr.target) + " on the branch); `tether commit` them first"});
+        continue;
+      }
+      source = Json{{"ref", *ref}};
+      target_state = *pr.target;
+      if (auto fp = workspace_->fork_points.find(key); fp != workspace_->fork_points.end()) fork_point = fp->second;
+    }
+    Json base = by_key.count(key) ? *by_key[key].base : b.fingerprint(without_at(m.locator), std::nullopt, key);
+    if (b.same(target_state, base)) {
+      plan.notes.push_back(key + ": base already at the target");
+      current.push_back(key);
+      continue;
+    }
+    sdk::Source src = source.get<sdk::Source>();
+    std::optional<bool> unchanged = b.ancestor_of(m.locator, base, src, key);
+    if (!unchanged && !fork_point.is_null()) unchanged = b.same(fork_point, base);
+    std::string base_label = b.base_branch(without_at(m.locator), key);
+    bool can_ff = caps & sdk::kPromote;
+    bool can_merge = (caps & sdk::kMerge) && !source.contains("state");
+    Json params{{"locator", without_at(m.locator)}, {"source", source},         {"base_state", base},
+                {"target_state", target_state},      {"fork_point", fork_point}};
+    std::string hint = b.description().promote_hint;
+    if (unchanged == true && opt.strategy != "merge" && can_ff) {
+      plan.actions.push_back({"fast-forward", key, m.kind, base_label,
+                              base_label + " " + model::short_state(base) + " -> " + model::short_state(target_state) +
+                                  " (base unchanged since fork)",
+                              params});
+    } else if (can_merge && opt.strategy != "ff" && (unchanged != true || !can_ff || opt.strategy == "merge")) {
+      std::string why = unchanged == true    ? "base unchanged since fork"
+                        : unchanged == false ? "base moved since fork"
+                                             : "no fork point recorded; ancestry unknown";
+      plan.actions.push_back(
+          {"merge", key, m.kind, base_label, "merge " + source_ref_label(source) + " into " + base_label + " (" + why + ")", params});
+    } else {
+      std::string reason;
+      if (unchanged == true) {
+        reason = opt.strategy == "merge" ? "strategy=merge but the backend cannot merge"
+                                         : "the " + m.kind + " backend cannot move a branch";
+      } else if (unchanged == false) {
+        reason = base_label + " moved since the fork (" + (fork_point.is_null() ? "?" : model::short_state(fork_point)) +
+                 " -> " + model::short_state(base) + ")" +
+                 ((opt.strategy == "ff" && (caps & sdk::kMerge)) ? " and strategy=ff" : " and the backend cannot merge");
+      } else {
+        reason = "cannot tell whether the base moved (no fork point recorded)";
+      }
+      if (!hint.empty()) reason += "; " + hint;
+      plan.actions.push_back({"refuse", key, m.kind, base_label, reason, params});
+      continue;
+    }
+    plan.preconditions.push_back({"base_state", base, key, Json{{"locator", without_at(m.locator)}},
+                                  "'" + key + "': base branch moved since the plan was made (" + model::short_state(base) +
+                                      " -> {observed}); re-run the plan"});
+    if (source.contains("pin"))
+      plan.preconditions.push_back({"pin_state", target_state, key, Json{{"pin", source["pin"]}},
+                                    "'" + key + "': pin no longer holds the reviewed state ({observed}); re-run the plan"});
+    else if (source.contains("ref"))
+      plan.preconditions.push_back({"ref_head", target_state, key, Json{{"ref", source["ref"]}},
+                                    "'" + key + "': " + source["ref"].get<std::string>() +
+                                        " moved since the plan was made ({observed}); re-run the plan"});
+  }
+  plan.context["current"] = current;
+
+  // Naming keys: a base branch another (unnamed) object shares would land for it too.
+  if (!opt.keys.empty()) {
+    std::set<std::string> named(opt.keys.begin(), opt.keys.end());
+    for (auto& a : plan.actions) {
+      if (a.op != "fast-forward" && a.op != "merge") continue;
+      const auto& m = objects.at(a.key);
+      auto& b = backend(m.kind);
+      std::string scope = b.branch_scope(m.locator, a.key), base = b.base_branch(without_at(m.locator), a.key);
+      std::vector<std::string> others;
+      for (const auto& [k, o] : objects) {
+        if (named.count(k) || o.kind != m.kind) continue;
+        try {
+          if (b.branch_scope(o.locator, k) == scope && b.base_branch(without_at(o.locator), k) == base) others.push_back(k);
+        } catch (const std::exception&) {
+        }
+      }
+      if (others.empty()) continue;
+      std::vector<std::string> all(named.begin(), named.end());
+      all.insert(all.end(), others.begin(), others.end());
+      std::sort(all.begin(), all.end());
+      a.detail = base + " is also " + join(others) + "'s base branch; landing " + a.key +
+                 " alone would land theirs too -- name them: `tether promote " + join(all, " ") + "`";
+      a.op = "refuse";
+    }
+  }
+
+  // Same (kind, scope, base) writes collapse onto the first.
+  std::map<std::string, std::pair<std::string, std::string>> first_write;  // scope id -> (key, op)
+  for (auto& a : plan.actions) {
+    if (a.op != "fast-forward" && a.op != "merge") continue;
+    const auto& m = objects.at(a.key);
+    auto& b = backend(m.kind);
+    std::string id = m.kind + "\n" + b.branch_scope(m.locator, a.key) + "\n" + b.base_branch(without_at(m.locator), a.key);
+    auto [it, fresh] = first_write.emplace(id, std::make_pair(a.key, a.op));
+    if (fresh) continue;
+    a.params["with"] = it->second.first;
+    a.params["would"] = a.op;
+    a.detail = "same branch as " + it->second.first + ": " + it->second.second + " once, for both";
+    a.op = "share";
+  }
+
+  // A full promotion moves the trunk: refuse when that would drop trunk commits.
+  bool full = opt.keys.empty() && !opt.rev && !on_trunk;
+  std::vector<std::string> refused;
+  for (const auto& a : plan.actions)
+    if (a.op == "refuse") refused.push_back(a.key);
+  if (full && refused.empty() && bookmark_commit) {
+    auto t = bookmarks.find(trunk);
+    if (t != bookmarks.end() && !vcs_->is_ancestor(t->second, *bookmark_commit)) {
+      std::string why = trunk + " (" + t->second.substr(0, 12) + ") has commits this bookmark (" + *bookmark + " at " +
+                        bookmark_commit->substr(0, 12) +
+                        ") does not; landing would move " + trunk +
+                        " backwards or sideways and drop them. Merge or rebase the manifests onto " + trunk +
+                        " first, or name keys to land a subset (which never moves the trunk)";
+      for (auto& a : plan.actions)
+        if (Plan::is_write(a.op) || a.op == "share") {
+          a.op = "refuse";
+          a.detail = why;
+        }
+      if (plan.actions.empty()) plan.actions.push_back({"refuse", "", "", trunk, why});
+      plan.notes.push_back("nothing moved: " + why);
+      return plan;
+    }
+  }
+  // Whole or nothing.
+  if (!refused.empty() && opt.keys.empty()) {
+    for (auto& a : plan.actions) {
+      if (a.op == "refuse") continue;
+      a.detail = "would " + a.op + ": " + a.detail + "; held because " + join(refused) +
+                 " refused, and a bookmark is planned whole or not at all";
+      a.op = "hold";
+    }
+    plan.notes.push_back("nothing moved: " + join(refused) +
+                         " refused; land the rest on purpose with `tether promote KEY...`, or write those systems' base "
+                         "branches by hand on the trunk (see the refusals) and promote again");
+  }
+  return plan;
+}
+
+PromoteReport Repo::apply_promote(const Plan& plan) {
+  PromoteReport rep;
+  rep.plan = plan;
+  const Json& ctx = plan.context;
+  std::optional<std::string> rev;
+  if (ctx["rev"].is_string()) rev = ctx["rev"].get<std::string>();
+  const std::string message = ctx.value("message", std::string("tether promote"));
+  const bool subset = !ctx.value("subset", Json::array()).empty();
+  std::set<std::string> acted;
+  for (const auto& a : plan.actions) {
+    if (a.key.empty()) continue;
+    acted.insert(a.key);
+    if (a.op == "refuse") rep.refused[a.key] = a.detail;
+    if (a.op == "hold") rep.held[a.key] = a.detail;
+  }
+  for (const auto& [k, m] : manifests_)
+    if (!acted.count(k)) rep.skipped.push_back(k);
+
+  std::vector<const PlanAction*> merges, ffs;
+  for (const auto& a : plan.actions) {
+    if (a.op == "merge") merges.push_back(&a);
+    if (a.op == "fast-forward") ffs.push_back(&a);
+  }
+  bool any_writes = !merges.empty() || !ffs.empty();
+  OpLog oplog(tether_dir() / "ops.jsonl");
+  std::string op_id;
+  if (any_writes) {
+    Json bases = Json::object();
+    for (const auto& a : plan.actions)
+      if (a.params.contains("base_state")) bases[a.key] = a.params["base_state"];
+    op_id = oplog.begin("promote", Json{{"workspace", model::workspace_to_toml(*workspace_)}, {"base_states", bases}});
+  }
+  auto record_error = [&](const PlanAction& a, const std::exception& e) {
+    if (auto* mc = dynamic_cast<const MergeConflict*>(&e)) {
+      rep.conflicts[a.key] = mc->conflicts();
+      rep.refused[a.key] = mc->bare_message();
+    } else if (auto* rm = dynamic_cast<const RefMovedError*>(&e)) {
+      rep.refused[a.key] = rm->bare_message() + "; re-run the plan";
+    } else if (auto* be = dynamic_cast<const BackendError*>(&e)) {
+      rep.failed[a.key] = be->bare_message();
+    } else {
+      rep.failed[a.key] = e.what();
+    }
+  };
+  auto land = [&](const std::vector<const PlanAction*>& actions, bool merge) {
+    auto results = fan_out<Json>(actions.size(), [&](std::size_t i) {
+      const PlanAction& a = *actions[i];
+      auto& b = backend(a.kind);
+      sdk::Source src = a.params["source"].get<sdk::Source>();
+      sdk::Expected expected = sdk::Expected::at(a.params["base_state"]);
+      if (merge) return b.merge(a.params["locator"], src, message, expected, a.key);
+      return b.promote(a.params["locator"], src, expected, a.key);
+    });
+    for (std::size_t i = 0; i < actions.size(); ++i) {
+      const PlanAction& a = *actions[i];
+      if (results[i].ok()) {
+        (merge ? rep.merged : rep.fast_forwarded)[a.key] = *results[i].value;
+        oplog.progress(op_id, Json{{"action", merge ? "merge" : "fast-forward"}, {"key", a.key}, {"state", *results[i].value}});
+        continue;
+      }
+      try {
+        std::rethrow_exception(results[i].error);
+      } catch (const std::exception& e) {
+        record_error(a, e);
+      }
+    }
+  };
+  land(merges, true);
+  bool merge_blocked = false;
+  for (const auto* a : merges)
+    if (!rep.merged.count(a->key)) merge_blocked = true;
+  if (merge_blocked) {
+    std::vector<std::string> not_landed;
+    for (const auto* a : merges)
+      if (!rep.merged.count(a->key)) not_landed.push_back(a->key);
+    for (const auto* a : ffs)
+      rep.held[a->key] = "would fast-forward: held because the merge of " + join(not_landed) +
+                         " did not land, and a bookmark lands whole or not at all";
+  } else {
+    land(ffs, false);
+  }
+  // A merged fork restarts from the merge result, so the next commit pins what landed.
+  for (const auto* a : merges) {
+    auto it = rep.merged.find(a->key);
+    if (it == rep.merged.end() || !a->params["source"].contains("ref")) continue;
+    std::string ref = a->params["source"]["ref"].get<std::string>();
+    try {
+      backend(a->kind).fork(a->params["locator"], sdk::Source::of_state(it->second), ref,
+                            sdk::Expected::at(a->params["target_state"]), a->key);
+    } catch (const RefMovedError& e) {
+      rep.kept_forks[a->key] = ref + " gained writes during the merge (" + e.bare_message() +
+                               "); left as it is -- commit them and promote again";
+    } catch (const std::exception& e) {
+      rep.kept_forks[a->key] = ref + " was not reset onto the merge result (" + std::string(e.what()) +
+                               "); left as it is -- the next commit pins it and promote merges again";
+    }
+  }
+  // Shares follow their first key.
+  for (const auto& a : plan.actions) {
+    if (a.op != "share") continue;
+    std::string with = a.params.value("with", std::string());
+    if (auto f = rep.fast_forwarded.find(with); f != rep.fast_forwarded.end()) rep.fast_forwarded[a.key] = f->second;
+    else if (auto m = rep.merged.find(with); m != rep.merged.end()) rep.merged[a.key] = m->second;
+    else if (auto r = rep.refused.find(with); r != rep.refused.end()) rep.refused[a.key] = r->second;
+    else if (auto h = rep.held.find(with); h != rep.held.end()) rep.held[a.key] = h->second;
+  }
+  // The moved bases are the new fork points.
+  for (const auto* table : {&rep.fast_forwarded, &rep.merged})
+    for (const auto& [k, st] : *table) {
+      if (workspace_->working_refs.count(k)) workspace_->fork_points[k] = st;
+      workspace_->set_snapshot(k, st);
+    }
+  if (any_writes) write_workspace();
+
+  // The trunk follows a bookmark that landed whole.
+  const std::string trunk = config_.trunk();
+  std::optional<std::string> bookmark;
+  if (ctx["bookmark"].is_string()) bookmark = ctx["bookmark"].get<std::string>();
+  bool landed_something = !rep.fast_forwarded.empty() || !ctx.value("current", Json::array()).empty();
+  if (landed_something && bookmark && *bookmark != trunk && !rev && !subset && rep.refused.empty() && rep.held.empty() &&
+      rep.merged.empty() && rep.failed.empty()) {
+    std::string commit = ctx["bookmark_commit"].is_string() ? ctx["bookmark_commit"].get<std::string>()
+                                                            : vcs_->head().value_or("");
+    auto bms = vcs_->bookmarks();
+    auto t = bms.find(trunk);
+    if (!commit.empty() && (t == bms.end() || t->second != commit)) {
+      if (t != bms.end() && !vcs_->is_ancestor(t->second, commit)) {
+        rep.trunk_held = trunk + " moved to " + t->second.substr(0, 12) +
+                         " since the plan; not moved backwards -- merge the manifests and promote again";
+      } else {
+        try {
+          if (t == bms.end()) throw VcsError("bookmark '" + trunk + "' does not exist");
+          vcs_->bookmark_set(trunk, commit, t->second);
+          rep.trunk_moved = commit;
+        } catch (const std::exception& e) {
+          rep.trunk_held = std::string(e.what());
+        }
+      }
+    }
+  }
+  rep.applied = true;
+  if (any_writes) {
+    Json ff = Json::object(), mg = Json::object();
+    for (const auto& [k, v] : rep.fast_forwarded) ff[k] = v;
+    for (const auto& [k, v] : rep.merged) mg[k] = v;
+    oplog.end(op_id, Json{{"fast_forwarded", ff},
+                          {"merged", mg},
+                          {"refused", rep.refused},
+                          {"held", rep.held},
+                          {"kept_forks", rep.kept_forks},
+                          {"trunk_moved", rep.trunk_moved ? Json(*rep.trunk_moved) : Json(nullptr)},
+                          {"failed", rep.failed}});
+  }
+  return rep;
+}
+
+}  // namespace tether::engine

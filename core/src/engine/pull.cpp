@@ -1,0 +1,296 @@
+// core/src/engine/pull.cpp: `tether pull` (spec §4.8) reads the heads of the bookmark's
+// branches (on the trunk: every upstream branch) and commits what moved; `tether restore`
+// (§4.12) resets working branches onto the states an older revision recorded.
+#include <algorithm>
+#include <set>
+
+#include "engine/internal.hpp"
+#include "tether/engine/fanout.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/names.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace tether::engine {
+
+// ---- pull --------------------------------------------------------------------------------------
+
+PullResult Repo::pull(const std::optional<std::string>& bookmark, const std::optional<std::string>& message,
+                      const ProgressFn& progress) {
+  auto lock = lock_checkout();
+  auto repo_lock = lock_repository();
+  if (!workspace_->bookmark)
+    throw ConfigError("this working copy is on no bookmark; `tether new NAME` to work on one, then pull");
+  const std::string b = *workspace_->bookmark;
+  if (bookmark && *bookmark != b) throw ConfigError("this workspace works on '" + b + "'; `tether new " + *bookmark + "` first");
+  check_on_bookmark();
+  if (vcs_->is_dirty(vcs_paths()))
+    throw ConfigError("manifests have uncommitted edits; `tether commit` them (or undo) before pulling");
+
+  PullResult res;
+  res.bookmark = b;
+  const bool trunk = on_trunk_bookmark();
+  auto moving = moving_keys();
+  struct Job {
+    std::string key;
+    Json locator;
+    std::optional<std::string> ref;
+  };
+  std::vector<Job> jobs;
+  for (const auto& [key, m] : manifests_) {
+    if (!m.state) {
+      res.skipped[key] = "not committed yet; the first commit reads it";
+      continue;
+    }
+    if (std::find(moving.begin(), moving.end(), key) != moving.end()) {
+      jobs.push_back({key, m.locator, working_ref(key)});
+    } else if (trunk) {
+      Json loc = m.locator;
+      loc.erase("at");
+      jobs.push_back({key, loc, std::nullopt});
+    } else {
+      res.skipped[key] = "no branch yet; sits at its pin";
+    }
+  }
+  auto heads = fan_out<Json>(
+      jobs.size(),
+      [&](std::size_t i) {
+        const auto& m = manifests_.at(jobs[i].key);
+        Json st = backend(m.kind).fingerprint(jobs[i].locator, jobs[i].ref, m.key);
+        check_immutable(m, st);
+        return st;
+      },
+      progress);
+  std::vector<std::string> errors;
+  std::map<std::string, Json> fetched;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string& key = jobs[i].key;
+    if (!heads[i].ok()) {
+      try {
+        std::rethrow_exception(heads[i].error);
+      } catch (const std::exception& e) {
+        errors.push_back(keyed_error(key, e));
+      }
+      continue;
+    }
+    const auto& m = manifests_.at(key);
+    fetched[key] = *heads[i].value;
+    workspace_->set_snapshot(key, *heads[i].value);
+    // An object registered `at` a state that the trunk read upstream moves off `at`.
+    bool leaves_at = m.locator.contains("at") && !jobs[i].locator.contains("at");
+    if (backend(m.kind).same(*m.state, *heads[i].value) && !leaves_at)
+      res.unchanged.push_back(key);
+    else
+      res.committed[key] = {*m.state, *heads[i].value};
+  }
+  if (!errors.empty()) throw TetherError("pull: could not read " + join(errors, "; "));
+  workspace_->last_snapshot_at = model::now_iso_utc();
+  if (res.committed.empty()) {
+    write_workspace();
+    return res;
+  }
+  std::size_t n = res.committed.size();
+  CommitOptions opt;
+  opt.message = message.value_or("pull " + b + ": " + std::to_string(n) + " object" + (n != 1 ? "s" : ""));
+  std::vector<std::string> unchanged;
+  Plan plan = plan_commit(opt, fetched, unchanged);
+  auto cr = apply_commit(plan, /*verify=*/false, "pull", progress);
+  res.vcs_commit = cr.vcs_commit;
+  for (const auto& a : plan.actions)
+    if (!a.key.empty()) res.pinned[a.key] = a.op == "pin" ? std::optional<std::string>(a.params["pin_id"].get<std::string>()) : std::nullopt;
+  return res;
+}
+
+// ---- restore -----------------------------------------------------------------------------------
+
+RestoreResult Repo::restore(const RestoreOptions& opt) {
+  auto lock = lock_checkout();
+  std::unique_ptr<Lock> repo_lock;
+  if (!opt.dry_run) repo_lock = lock_repository();
+  if (opt.saved) {
+    check_preconditions(*opt.saved);
+    return apply_restore(*opt.saved);
+  }
+  Plan plan = plan_restore(opt);
+  if (opt.dry_run) {
+    RestoreResult r;
+    r.plan = std::move(plan);
+    r.from = opt.from;
+    return r;
+  }
+  return apply_restore(plan);
+}
+
+Plan Repo::plan_restore(const RestoreOptions& opt) {
+  Plan plan;
+  plan.command = "restore";
+  plan.created_at = model::now_iso_utc_seconds();
+  std::string commit = vcs_->resolve(opt.from);
+  auto then = manifests_at(commit);
+  std::string mhash = model::manifest_hash(manifests_);
+  plan.context = Json{{"from_rev", opt.from},         {"from_commit", commit}, {"discard", opt.discard},
+                      {"manifest_hash", mhash},       {"workspace_id", workspace_->workspace_id}};
+  plan.preconditions.push_back({"manifest_hash", mhash, "", Json::object(), "manifests changed since the plan was made; re-run the plan"});
+  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+                                "this restore plan was made in another checkout; re-run the plan here"});
+  plan.preconditions.push_back({"workspace_bookmark", workspace_->bookmark ? Json(*workspace_->bookmark) : Json(nullptr), "",
+                                Json::object(), "the checkout is on {observed} now, not where the plan was made; re-run the plan"});
+  std::vector<std::string> keys = opt.keys;
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::set<std::string> named(keys.begin(), keys.end());
+  std::map<std::string, std::string> first_of_ref;  // ref -> first named key restoring it
+  for (const auto& key : keys) {
+    auto cur = manifests_.find(key);
+    if (cur == manifests_.end()) throw ConfigError("no such object: " + key);
+    const auto& m = cur->second;
+    auto refuse = [&](const std::string& why) { plan.actions.push_back({"refuse", key, m.kind, "", why}); };
+    auto t = then.find(key);
+    if (t == then.end()) {
+      refuse("not registered at " + opt.from);
+      continue;
+    }
+    uint32_t caps = effective_capabilities(m);
+    if (!(caps & sdk::kFork) || on_trunk()) {
+      refuse("no working branch to restore (not Forkable, or on trunk)");
+      continue;
+    }
+    if (!t->second.state) {
+      refuse("nothing committed at " + opt.from);
+      continue;
+    }
+    if (!(t->second.pin && (caps & sdk::kPin)) && !(caps & sdk::kAddressable)) {
+      refuse("no pin at " + opt.from + " and the backend cannot fork from a state");
+      continue;
+    }
+    std::string target;
+    bool pending = false;
+    if (auto w = working_ref(key)) target = *w;
+    else if (auto p = workspace_->pending_forks.find(key); p != workspace_->pending_forks.end()) target = p->second, pending = true;
+    else target = model::working_ref_name(dataset_id_, *workspace_->bookmark);
+    (void)pending;
+    // The branch is one point for every object writing through it.
+    std::vector<std::string> sharers;
+    for (const auto* table : {&workspace_->working_refs, &workspace_->pending_forks})
+      for (const auto& [k, r] : *table)
+        if (k != key && r == target && manifests_.count(k) && manifests_.at(k).kind == m.kind) sharers.push_back(k);
+    std::vector<std::string> unnamed;
+    for (const auto& k : sharers)
+      if (!named.count(k)) unnamed.push_back(k);
+    if (!unnamed.empty()) {
+      std::vector<std::string> all(named.begin(), named.end());
+      all.insert(all.end(), unnamed.begin(), unnamed.end());
+      std::sort(all.begin(), all.end());
+      refuse(target + " is also " + join(unnamed) + "'s working branch; restoring " + key +
+             " alone would move theirs too -- name them: `tether restore " + join(all, " ") + " --from " + opt.from + "`");
+      continue;
+    }
+    auto& b = backend(m.kind);
+    std::string from_label = t->second.pin ? t->second.pin->ref : model::short_state(*t->second.state);
+    if (auto f = first_of_ref.find(target); f != first_of_ref.end()) {
+      const auto& first_then = then.at(f->second);
+      if (!b.same(*first_then.state, *t->second.state)) {
+        refuse("shares " + target + " with '" + f->second + "' but pins a different state of it at " + opt.from +
+               "; a branch is at one point");
+        continue;
+      }
+      plan.actions.push_back({"share", key, m.kind, target, "same branch as " + f->second + ": reset once, for both",
+                              Json{{"with", f->second}, {"then_state", *t->second.state}}});
+      continue;
+    }
+    first_of_ref[target] = key;
+    Json source = t->second.pin && (caps & sdk::kPin) ? Json{{"pin", Json{{"id", t->second.pin->id}, {"ref", t->second.pin->ref}}}}
+                                                      : Json{{"state", *t->second.state}};
+    Json params{{"then", model::manifest_to_toml(t->second)}, {"then_state", *t->second.state}, {"source", source}};
+    std::string detail = "from " + opt.from + ": " + from_label;
+    auto refs = b.list_working_refs(m.locator, key);
+    if (std::find(refs.begin(), refs.end(), target) != refs.end()) {
+      Json head;
+      try {
+        head = b.fingerprint(m.locator, target, key);
+      } catch (const std::exception& e) {
+        refuse(target + " exists but its head could not be read (" + std::string(e.what()) + "); a reset would be blind");
+        continue;
+      }
+      auto known = [&](const std::map<std::string, Json>& table) {
+        auto it = table.find(key);
+        return it != table.end() && b.same(it->second, head);
+      };
+      bool writes = !known(workspace_->base_states) && !(m.state && b.same(*m.state, head)) && !known(workspace_->fork_points);
+      if (writes && !opt.discard) {
+        refuse(target + " has writes since this workspace last committed (" + model::short_state(head) +
+               "); commit them, or pass --discard to throw them away");
+        continue;
+      }
+      detail += "; resets " + target;
+      if (writes) detail += ", discarding its writes (" + model::short_state(head) + ")";
+      params["head"] = head;
+      plan.preconditions.push_back({"ref_head", head, key, Json{{"ref", target}},
+                                    "'" + key + "': " + target + " moved since the plan was made ({observed}); re-run the plan"});
+    } else {
+      plan.preconditions.push_back({"ref_absent", nullptr, key, Json{{"ref", target}},
+                                    "'" + key + "': " + target + " was created since the plan was made; re-run the plan"});
+    }
+    plan.actions.push_back({"fork", key, m.kind, target, detail, params});
+  }
+  return plan;
+}
+
+RestoreResult Repo::apply_restore(const Plan& plan) {
+  std::vector<std::string> refusals;
+  for (const auto& a : plan.actions)
+    if (a.op == "refuse") refusals.push_back(a.key + ": " + a.detail);
+  if (!refusals.empty()) throw TetherError("cannot restore:\n  " + join(refusals, "\n  "));
+  RestoreResult res;
+  res.plan = plan;
+  res.from = plan.context.value("from_rev", std::string());
+  Json heads = Json::object();
+  for (const auto& a : plan.actions)
+    if (a.params.contains("head")) heads[a.key] = a.params["head"];
+  OpLog oplog(tether_dir() / "ops.jsonl");
+  std::string op_id = oplog.begin("restore", Json{{"workspace", model::workspace_to_toml(*workspace_)}, {"heads", heads}});
+  std::vector<std::string> created, reset;
+  model::Workspace& ws = *workspace_;
+  try {
+    for (const auto& a : plan.actions) {
+      if (a.op != "fork") continue;
+      const auto& m = manifests_.at(a.key);
+      auto then = model::parse_manifest(a.params["then"].get<std::string>(), "the plan's manifest of " + a.key, a.key);
+      sdk::Source source = a.params["source"].get<sdk::Source>();
+      if (source.kind == sdk::Source::Kind::Pin) source = checked_source(then);
+      sdk::Expected expected = a.params.contains("head") ? sdk::Expected::at(a.params["head"]) : sdk::Expected::absent();
+      std::string ref = backend(m.kind).fork(m.locator, source, a.target, expected, a.key);
+      (a.params.contains("head") ? reset : created).push_back(a.key);
+      oplog.progress(op_id, Json{{"action", "fork"}, {"key", a.key}, {"ref", ref}});
+      std::vector<std::string> keys{a.key};
+      for (const auto& s : plan.actions)
+        if (s.op == "share" && s.params.value("with", std::string()) == a.key) keys.push_back(s.key);
+      for (const auto& k : keys) {
+        ws.working_refs[k] = ref;
+        ws.pending_forks.erase(k);
+        ws.pending_resets.erase(k);
+        ws.fork_points[k] = a.params["then_state"];
+        ws.set_snapshot(k, a.params["then_state"]);
+        if (auto mm = manifests_.find(k); mm != manifests_.end() && mm->second.state) ws.base_states[k] = *mm->second.state;
+        res.working_refs[k] = ref;
+      }
+      write_workspace();
+    }
+  } catch (const std::exception& e) {
+    oplog.end(op_id, Json{{"failed", e.what()}, {"created", created}, {"reset", reset}});
+    throw;
+  }
+  oplog.end(op_id, Json{{"created", created},
+                        {"reset", reset},
+                        {"working_refs", res.working_refs},
+                        {"from_commit", plan.context.value("from_commit", std::string())}});
+  res.applied = true;
+  return res;
+}
+
+}  // namespace tether::engine
