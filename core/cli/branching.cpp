@@ -19,7 +19,8 @@ int run_new(const Global& g, const NewOptions& o) {
   opt.shared = o.shared;
   opt.keep = o.keep;
   opt.discard = o.discard;
-  opt.eager = o.eager;
+  if (o.eager_flag) opt.eager = true;
+  if (o.lazy_flag) opt.eager = false;
   opt.saved = load_saved_plan(o.plan, "new");
   opt.dry_run = o.plan.dry_run || o.plan.plan_file.has_value();
   Progress progress("forking", !g.json);
@@ -53,7 +54,10 @@ int run_new(const Global& g, const NewOptions& o) {
 
 int run_open(const Global& g, const OpenOptions& o) {
   auto repo = open_repo();
-  auto r = repo->open_object(o.key, o.rev, o.writable);
+  std::optional<bool> writable;
+  if (o.writable_flag) writable = true;
+  if (o.read_only_flag) writable = false;
+  auto r = repo->open_object(o.key, o.rev, writable);
   if (g.json) {
     print_json({{"key", r.key}, {"read_only", r.read_only}, {"address", r.address}, {"type", r.type}});
     return 0;

@@ -114,7 +114,8 @@ int main(int argc, char** argv) {
   newc->add_option("-b,--bookmark", new_o.bookmark, "create this bookmark and work on it");
   newc->add_flag("--shared", new_o.shared, "write a bookmark another live checkout works on too");
   newc->add_flag("--keep", new_o.keep, "keep the working refs; refresh the baseline only");
-  newc->add_flag("--eager,!--lazy", new_o.eager, "fork every branch now (default: [new] fork, lazy)");
+  auto* eager = newc->add_flag("--eager", new_o.eager_flag, "fork every working branch now (default: [new] fork, lazy)");
+  newc->add_flag("--lazy", new_o.lazy_flag, "fork each branch at its first writable open")->excludes(eager);
   newc->add_flag("--discard", new_o.discard, "reset branches even when they hold uncommitted writes");
   add_plan_flags(newc, new_o.plan);
   add_json(newc);
@@ -125,7 +126,8 @@ int main(int argc, char** argv) {
   auto* openc = app.add_subcommand("open", "print a native handle on an object (writable on its working branch)");
   openc->add_option("key", open_o.key, "object key")->required();
   openc->add_option("-r,--rev", open_o.rev, "read the state this revision recorded (default: $TETHER_REV)");
-  openc->add_flag("--writable,!--read-only", open_o.writable, "writable (default for Forkable objects) or read-only");
+  auto* w = openc->add_flag("--writable", open_o.writable_flag, "a writable handle (the default for Forkable objects)");
+  openc->add_flag("--read-only", open_o.read_only_flag, "a read-only handle")->excludes(w);
   add_json(openc);
   openc->callback([&] { action = [&] { return run_open(g, open_o); }; });
 

@@ -44,13 +44,13 @@ struct CommitOptions {
 struct NewOptions {
   std::optional<std::string> rev, bookmark;
   bool shared = false, keep = false, discard = false;
-  std::optional<bool> eager;
+  bool eager_flag = false, lazy_flag = false;
   PlanFlags plan;
 };
 struct OpenOptions {
   std::string key;
   std::optional<std::string> rev;
-  std::optional<bool> writable;
+  bool writable_flag = false, read_only_flag = false;
 };
 struct PullOptions {
   std::optional<std::string> bookmark, message;
