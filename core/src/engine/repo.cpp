@@ -53,11 +53,43 @@ Repo::Lock::~Lock() {
 namespace {
 
 
+// "pid N: tether commit -m x": who holds a lock, written into the lock file by the holder.
+std::string holder_description() {
+  std::string cmd;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(in, arg, '\0')) {
+    if (!cmd.empty()) cmd += ' ';
+    cmd += cmd.empty() ? fs::path(arg).filename().string() : arg;
+    if (cmd.size() > 200) break;
+  }
+  return "pid " + std::to_string(::getpid()) + (cmd.empty() ? "" : ": " + cmd);
+}
+
+std::string read_holder(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// TETHER_LOCK_TIMEOUT (seconds) overrides how long a writer waits for a lock.
+std::chrono::milliseconds lock_timeout(std::chrono::seconds fallback) {
+  if (const char* env = std::getenv("TETHER_LOCK_TIMEOUT"); env && *env) {
+    char* end = nullptr;
+    double v = std::strtod(env, &end);
+    if (end && *end == '\0' && v >= 0) return std::chrono::milliseconds(static_cast<long long>(v * 1000));
+  }
+  return fallback;
+}
+
+// Takes the flock, waiting up to the timeout; `busy_message` has `{holder}` where the
+// holder's description goes (" by pid N: tether ...", or nothing when unknown).
 int take_lock(const fs::path& path, std::chrono::seconds timeout, const std::string& busy_message) {
   fs::create_directories(path.parent_path());
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw TetherError("cannot open lock file " + path.string() + ": " + std::strerror(errno));
-  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto deadline = std::chrono::steady_clock::now() + lock_timeout(timeout);
   while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK && errno != EINTR) {
       int e = errno;
@@ -66,9 +98,19 @@ int take_lock(const fs::path& path, std::chrono::seconds timeout, const std::str
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       close(fd);
-      throw TetherError(busy_message);
+      std::string holder = read_holder(path);
+      std::string msg = busy_message;
+      auto pos = msg.find("{holder}");
+      if (pos != std::string::npos) msg.replace(pos, 8, holder.empty() ? "" : " by " + holder);
+      throw TetherError(msg);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // Say who holds it, for whoever waits next. Best effort: the lock works without it.
+  std::string me = holder_description() + "\n";
+  if (::ftruncate(fd, 0) == 0) {
+    ssize_t n = ::pwrite(fd, me.data(), me.size(), 0);
+    (void)n;
   }
   return fd;
 }
@@ -81,7 +123,7 @@ std::unique_ptr<Repo::Lock> Repo::lock_checkout() {
   auto lock = std::make_unique<Lock>();
   lock->fd = take_lock(path, std::chrono::seconds(30),
                        "another tether command is writing in this checkout (" + path.string() +
-                           " is locked); wait for it to finish");
+                           " is locked{holder}); wait for it to finish");
   checkout_locked_ = true;
   lock->held = &checkout_locked_;
   // What we read before the lock may be stale now.
@@ -95,7 +137,7 @@ std::unique_ptr<Repo::Lock> Repo::lock_repository() {
   auto lock = std::make_unique<Lock>();
   lock->fd = take_lock(path, std::chrono::seconds(60),
                        "another tether command is committing or collecting in a checkout of this repository (" +
-                           path.string() + " is locked); wait for it to finish");
+                           path.string() + " is locked{holder}); wait for it to finish");
   repository_locked_ = true;
   lock->held = &repository_locked_;
   return lock;
