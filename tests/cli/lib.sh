@@ -105,6 +105,7 @@ mem_tags() { mem "'\n'.join(f'{k} {v}' for k, v in sorted(s['systems'].get('$1',
 # mem_edit SYSTEM ACTION: changes the store as another writer would (under its flock).
 #   advance     a new snapshot on main (the system is materialised first, as the backend does)
 #   untag REF   deletes a tag
+#   write BRANCH  a new snapshot on an existing BRANCH (parent: its current head); prints its id
 mem_edit() {
   python3 - "$TETHER_MEMORY_STORE" "$@" <<'PY'
 import fcntl, json, os, sys
@@ -124,6 +125,16 @@ with open(path + ".lock", "a+") as lock:
         print(sid)
     elif action == "untag":
         del sys_["tags"][args[0]]
+    elif action == "write":
+        branch = args[0]
+        if branch not in sys_["branches"]:
+            sys.exit(f"mem_edit: no branch {branch} in {name}")
+        sys_["counter"] += 1
+        sid = f"{name}:s{sys_['counter']}"
+        sys_["snapshots"][sid] = {"n": sys_["counter"], "branch": branch}
+        sys_["parents"][sid] = [sys_["branches"][branch]]
+        sys_["branches"][branch] = sid
+        print(sid)
     else:
         sys.exit("mem_edit: unknown action " + action)
     tmp = path + ".tmp.test"
