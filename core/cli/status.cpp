@@ -56,7 +56,7 @@ int run_status(const Global& g, const StatusOptions& o) {
                 {"trunk", r.trunk},
                 // Bookmark and VCS drift checks (spec §7.6, §6.6) come with `new` and `undo`;
                 // until then there is never any to report.
-                {"bookmark_drift", nlohmann::json::array()},
+                {"bookmark_drift", r.bookmark_drift},
                 {"vcs_drift", nlohmann::json::array()},
                 {"objects", objects}});
     return r.has_error() ? 1 : 0;
@@ -71,6 +71,7 @@ int run_status(const Global& g, const StatusOptions& o) {
     stale = red(" (STALE: " + stale + ")");
   }
   out("dataset " + r.manifest_hash.substr(0, 12) + "; " + where + stale);
+  for (const auto& w : r.bookmark_drift) warning(w);
   if (!r.stale_keys.empty())
     out("  the committed state of these changed since this workspace forked; `tether new` reforks before writing");
   if (!r.fresh) out("  states as fingerprinted " + age(r.snapshot_at) + "; --snapshot to refresh");

@@ -74,6 +74,13 @@ eq "$(git -C "$TMP/code" rev-parse main)" "$v2" "main of the code repository"
 eq "$(git rev-parse main)" "$relabel_commit" "the trunk"
 grep -q '"command":"promote"' .tether/ops.jsonl || fail "promote is not in the op log"
 
+# leaving the bookmark behind tether's back: status warns, commit refuses
+git switch -q main
+ok tether status
+err_has "warning: the working copy has left bookmark 'relabel' (now on 'main'); \`tether new relabel\` returns to it, \`tether new\` works where you are"
+fails 1 tether commit -m "on the wrong branch"
+err_has "the working copy is not on bookmark 'relabel' (it moved to 'main'); run \`tether new relabel\` to return, or \`tether new\` to work where you are"
+
 # back on the trunk: clean, the code at the relabelled commit
 ok tether new main
 out_has "on trunk bookmark main; working refs set up"

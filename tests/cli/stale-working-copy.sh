@@ -39,7 +39,9 @@ eq "$(git rev-parse --abbrev-ref HEAD)" "x" "still on x"
 
 ok tether status
 out_matches '^dataset [0-9a-f]{12}; on bookmark x \(STALE: code\)$'
+err_has "warning: bookmark 'x' was moved to $(git rev-parse HEAD | cut -c1-12): its commit no longer records what the store branches of code hold; \`tether new x\` resets them onto the pins there"
 ok tether status --json
+eq "$(json 'len(j["bookmark_drift"])')" 1
 eq "$(json '[j["stale"], j["stale_keys"], j["bookmark"]]')" "[True, ['code'], 'x']" "status --json"
 
 stale="error: working copy is stale: the committed state of code changed since this workspace forked; run \`tether new\` to refork before writing"

@@ -88,6 +88,50 @@ std::vector<std::string> Repo::stale_keys() const {
   return stale;
 }
 
+std::vector<std::string> Repo::bookmark_drift() {
+  if (!workspace_->bookmark) return {};
+  const std::string& b = *workspace_->bookmark;
+  const std::string trunk = config_.trunk();
+  auto bms = vcs_->bookmarks();
+  auto cur = vcs_->current_branch();
+  auto here = vcs_->current_bookmark();
+  if (!bms.count(b)) {
+    if (cur && *cur == b) return {};  // an unborn branch: nothing committed yet
+    if (here && *here != trunk)
+      return {"bookmark '" + b + "' is gone and '" + *here + "' sits where the working copy is -- renamed? `tether new " +
+              *here + "` continues there (its store branches are forked anew; '" + b +
+              "''s go to `gc --prune-bookmarks`)"};
+    return {"bookmark '" + b + "' no longer exists in the VCS; `tether new -b " + b +
+            "` recreates it, `tether new NAME` joins another; its store branches stay until `gc --prune-bookmarks`"};
+  }
+  if (!cur || *cur != b)
+    return {"the working copy has left bookmark '" + b + "' (now on " + (here ? "'" + *here + "'" : std::string("no bookmark")) +
+            "); `tether new " + b + "` returns to it, `tether new` works where you are"};
+  if (b == trunk || workspace_->working_refs.empty()) return {};
+  std::map<std::string, model::ObjectManifest> at;
+  try {
+    at = manifests_at(bms[b]);
+  } catch (const std::exception&) {
+    return {};
+  }
+  std::vector<std::string> moved;
+  for (const auto& [k, ref] : workspace_->working_refs) {
+    auto m = at.find(k);
+    auto base = workspace_->base_states.find(k);
+    if (m == at.end() || !m->second.state || base == workspace_->base_states.end()) continue;
+    bool same = base->second == *m->second.state;
+    try {
+      same = backend(m->second.kind).same(base->second, *m->second.state);
+    } catch (const std::exception&) {
+    }
+    if (!same) moved.push_back(k);
+  }
+  if (moved.empty()) return {};
+  return {"bookmark '" + b + "' was moved to " + bms[b].substr(0, 12) + ": its commit no longer records what the store branches of " +
+          join(moved) + " hold; `tether new " + b +
+          "` resets them onto the pins there (refused while they hold unpinned writes; --discard to drop those)"};
+}
+
 void Repo::check_not_stale(const std::string& why_suffix) {
   auto stale = stale_keys();
   if (stale.empty()) return;
@@ -314,9 +358,9 @@ Plan Repo::plan_new(const NewOptions& opt) {
                       {"manifest_hash", mhash},
                       {"workspace_id", workspace_->workspace_id}};
   plan.preconditions.push_back({"manifest_hash", mhash, "", opt.rev ? Json{{"rev", *opt.rev}} : Json::object(),
-                                "manifests changed since the plan was made; re-run the plan"});
+                                "manifests at the target differ from the plan; re-run the plan"});
   plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
-                                "this plan was made in another checkout; re-run the plan here"});
+                                "this plan was made in another workspace; re-run the plan here"});
   if (opt.keep) {
     plan.notes.push_back("keep: refresh the baseline only; working refs unchanged");
     return plan;
@@ -336,7 +380,7 @@ Plan Repo::plan_new(const NewOptions& opt) {
       return plan;
     }
     plan.preconditions.push_back({"no_new_holders", nullptr, "", Json{{"bookmark", b}},
-                                  "another checkout started working on '" + b + "' ({observed}); re-run the plan"});
+                                  "bookmark '" + b + "' is now held by live workspace(s) {observed}; re-run the plan (or pass --shared)"});
   }
   if (b == trunk) {
     plan.notes.push_back("on trunk '" + b + "': writes land on each object's upstream branch");
@@ -440,7 +484,8 @@ Plan Repo::plan_new(const NewOptions& opt) {
       std::string at = m.pin ? "pin " + m.pin->ref : model::short_state(*m.state);
       plan.actions.push_back({"reuse", key, m.kind, *existing, "already at " + at + "; kept", Json{{"then_state", *head}}});
       plan.preconditions.push_back({"ref_head", *head, key, Json{{"ref", *existing}},
-                                    "'" + key + "': " + *existing + " moved since the plan was made ({observed}); re-run the plan"});
+                                    "new " + key + ": " + *existing + " moved since the plan was made (" +
+                                        model::short_state(*head) + " -> {observed}); re-run the plan"});
       first.op = "reuse";
       continue;
     }
@@ -469,10 +514,11 @@ Plan Repo::plan_new(const NewOptions& opt) {
       if (!durable && !eager) detail += "; forked now so the state cannot expire";
       if (existing)
         plan.preconditions.push_back({"ref_head", *head, key, Json{{"ref", *existing}},
-                                      "'" + key + "': " + *existing + " moved since the plan was made ({observed}); re-run the plan"});
+                                      "new " + key + ": " + *existing + " moved since the plan was made (" +
+                                          model::short_state(*head) + " -> {observed}); re-run the plan"});
       else
         plan.preconditions.push_back({"ref_absent", nullptr, key, Json{{"ref", name}},
-                                      "'" + key + "': " + name + " was created since the plan was made; re-run the plan"});
+                                      "new " + key + ": " + name + " exists since the plan was made; re-run the plan"});
     } else {
       op = "defer-fork";
       detail += "; created on first writable open";
@@ -598,6 +644,11 @@ NewResult Repo::apply_new(const Plan& plan) {
       for (const auto& [k, r] : ws.working_refs)
         if (auto m = manifests_.find(k); m != manifests_.end() && m->second.state && bookmark != config_.trunk())
           ws.base_states[k] = *m->second.state;
+      // What the branches hold now is what the manifests record (a reset or pending fork
+      // starts there), so the cached fingerprints of the forked objects are that.
+      for (const auto& a : plan.actions)
+        if (a.op == "fork" || a.op == "defer-fork" || a.op == "reuse" || a.op == "share")
+          if (auto m = manifests_.find(a.key); m != manifests_.end() && m->second.state) ws.set_snapshot(a.key, *m->second.state);
       write_workspace();
       if (!errors.empty()) {
         oplog.end(op_id, Json{{"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)}, {"created", created},

@@ -84,9 +84,9 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
                                 "this promote plan was made on " + here + "; the checkout is on {observed} now; re-run the plan"});
   plan.preconditions.push_back({"bookmark_head", bookmark_commit ? Json(*bookmark_commit) : Json(nullptr), "",
                                 Json{{"bookmark", bookmark.value_or("")}},
-                                "bookmark '" + here + "' moved since the plan was made ({observed}); re-run the plan"});
+                                "bookmark " + here + " moved since the promote plan was made (now at {observed}); re-run the plan"});
   plan.preconditions.push_back({"manifest_hash", mhash, "", opt.rev ? Json{{"rev", *opt.rev}} : Json::object(),
-                                "manifests changed since the plan was made; re-run the plan"});
+                                "manifests changed since the promote plan was made; re-run the plan"});
 
   // What the bookmark's commit records (a manifest edited since is not what is promoted).
   std::map<std::string, model::ObjectManifest> committed = objects;
@@ -245,11 +245,13 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
                                       " -> {observed}); re-run the plan"});
     if (source.contains("pin"))
       plan.preconditions.push_back({"pin_state", target_state, key, Json{{"pin", source["pin"]}},
-                                    "'" + key + "': pin no longer holds the reviewed state ({observed}); re-run the plan"});
+                                    "promote " + key + ": pin " + source["pin"].value("ref", std::string()) +
+                                        " no longer names the reviewed state ({observed}); re-run the plan"});
     else if (source.contains("ref"))
       plan.preconditions.push_back({"ref_head", target_state, key, Json{{"ref", source["ref"]}},
-                                    "'" + key + "': " + source["ref"].get<std::string>() +
-                                        " moved since the plan was made ({observed}); re-run the plan"});
+                                    "promote " + key + ": " + source["ref"].get<std::string>() +
+                                        " moved since the plan was made (" + model::short_state(target_state) +
+                                        " -> {observed}); re-run the plan"});
   }
   plan.context["current"] = current;
 

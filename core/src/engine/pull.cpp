@@ -139,7 +139,7 @@ Plan Repo::plan_restore(const RestoreOptions& opt) {
   plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
                                 "this restore plan was made in another checkout; re-run the plan here"});
   plan.preconditions.push_back({"workspace_bookmark", workspace_->bookmark ? Json(*workspace_->bookmark) : Json(nullptr), "",
-                                Json::object(), "the checkout is on {observed} now, not where the plan was made; re-run the plan"});
+                                Json::object(), "this restore plan was made on " + workspace_->bookmark.value_or("no bookmark") + "; the checkout is on {observed} now; re-run the plan"});
   std::vector<std::string> keys = opt.keys;
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
@@ -231,10 +231,11 @@ Plan Repo::plan_restore(const RestoreOptions& opt) {
       if (writes) detail += ", discarding its writes (" + model::short_state(head) + ")";
       params["head"] = head;
       plan.preconditions.push_back({"ref_head", head, key, Json{{"ref", target}},
-                                    "'" + key + "': " + target + " moved since the plan was made ({observed}); re-run the plan"});
+                                    "restore " + key + ": " + target + " moved since the plan was made (" + model::short_state(head) +
+                                        " -> {observed}); re-run the plan"});
     } else {
       plan.preconditions.push_back({"ref_absent", nullptr, key, Json{{"ref", target}},
-                                    "'" + key + "': " + target + " was created since the plan was made; re-run the plan"});
+                                    "restore " + key + ": " + target + " exists since the plan was made; re-run the plan"});
     }
     plan.actions.push_back({"fork", key, m.kind, target, detail, params});
   }

@@ -99,6 +99,7 @@ StatusReport Repo::status(std::optional<bool> snap, const ProgressFn& progress) 
   r.bookmark = workspace_->bookmark;
   r.trunk = config_.trunk();
   r.stale_keys = stale_keys();
+  r.bookmark_drift = bookmark_drift();
   auto moving = moving_keys();
   for (const auto& [key, m] : manifests_) {
     ObjectStatus o;

@@ -74,6 +74,7 @@ struct ObjectStatus {
 struct StatusReport {
   std::string manifest_hash;
   std::vector<std::string> stale_keys;
+  std::vector<std::string> bookmark_drift;  // warnings: the checkout left, lost or moved its bookmark
   bool fresh = false;
   std::optional<std::string> snapshot_at;
   std::optional<std::string> bookmark;
@@ -233,6 +234,8 @@ class Repo {
   RestoreResult restore(const RestoreOptions& options);
   // Keys whose working branch was forked from a state the manifests no longer record (§1.9).
   std::vector<std::string> stale_keys() const;
+  // Where the VCS disagrees with the workspace's bookmark (§7.4): one warning each.
+  std::vector<std::string> bookmark_drift();
   const model::Workspace& workspace() const { return *workspace_; }
   // Saving a plan binds it to this checkout: the workspace id must be on disk.
   void require_persisted_workspace();
