@@ -4,7 +4,6 @@
 // fork.
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
 #include <set>
 
 #include "engine/internal.hpp"
@@ -324,8 +323,11 @@ Plan Repo::plan_new(const NewOptions& opt) {
   if (opt.bookmark) {
     const std::string& name = *opt.bookmark;
     if (bookmarks.count(name)) throw ConfigError("bookmark '" + name + "' exists; `tether new " + name + "` joins it");
-    static const std::regex numbered(R"(.*\.[0-9]+$)");
-    if (std::regex_match(model::working_ref_name(dataset_id_, name), numbered))
+    std::string ref = model::working_ref_name(dataset_id_, name);
+    auto dot = ref.rfind('.');
+    bool numbered = dot + 1 < ref.size() &&
+                    ref.find_first_not_of("0123456789", dot + 1) == std::string::npos;
+    if (numbered)
       throw ConfigError("bookmark '" + name +
                         "' ends in `.<number>`, which is how a store names a sibling of a branch it cannot reset; pick "
                         "another name");

@@ -1,0 +1,272 @@
+// tests/unit/branching_test.cpp: the engine's branching decisions (spec §1.6-1.9, §4.10,
+// §4.11) against the in-memory reference backend, whose systems live in one JSON file this
+// test reads and edits as another writer would: lazy and eager forks, branches shared by
+// objects of one system, resets agreed by `new` (and --discard), a writable open that never
+// resets unreviewed writes, live checkouts holding a bookmark, stale working copies, the
+// trunk. Each case drives a real Repo in a real git repository.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/temp_dir.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/model/names.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/vcs/process.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using tether::engine::Repo;
+
+namespace {
+
+void git(const fs::path& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), {"git", "-C", dir.string()});
+  auto r = tether::vcs::run_process(args);
+  if (!r.ok()) throw std::runtime_error(tether::vcs::join_argv(args) + ": " + r.err);
+}
+
+std::string git_out(const fs::path& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), {"git", "-C", dir.string()});
+  auto r = tether::vcs::run_process(args);
+  if (!r.ok()) throw std::runtime_error(tether::vcs::join_argv(args) + ": " + r.err);
+  while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
+  return r.out;
+}
+
+// A dataset in a fresh git repository, with memory objects in a store file of its own.
+struct Dataset {
+  tether::testing::TempDir tmp{"tether-branching"};
+  fs::path ds = tmp.path() / "ds";
+  fs::path store = tmp.path() / "store.json";
+  std::string id;
+
+  Dataset() {
+    ::setenv("TETHER_MEMORY_STORE", store.c_str(), 1);
+    ::setenv("HOME", tmp.path().c_str(), 1);
+    ::setenv("GIT_AUTHOR_NAME", "tether test", 1);
+    ::setenv("GIT_AUTHOR_EMAIL", "test@example.invalid", 1);
+    ::setenv("GIT_COMMITTER_NAME", "tether test", 1);
+    ::setenv("GIT_COMMITTER_EMAIL", "test@example.invalid", 1);
+    ::setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+    fs::create_directories(ds);
+    git(ds, {"init", "-q", "-b", "main"});
+    git(ds, {"commit", "-q", "--allow-empty", "-m", "initial"});
+    id = Repo::init(ds).dataset_id;
+  }
+  std::unique_ptr<Repo> open() const { return Repo::open(ds); }
+
+  void add(const std::string& key, const std::string& system) const {
+    tether::engine::AddRequest req;
+    req.key = key;
+    req.kind = "memory";
+    req.locator = json{{"uri", system}};
+    req.cwd = ds;
+    open()->add(req);
+  }
+  void commit(const std::string& message) const {
+    tether::engine::CommitOptions o;
+    o.message = message;
+    open()->commit(o);
+  }
+  tether::engine::NewResult new_(std::optional<std::string> rev, std::optional<std::string> bookmark = std::nullopt,
+                                 bool eager = false, bool discard = false, bool shared = false) const {
+    tether::engine::NewOptions o;
+    o.rev = std::move(rev);
+    o.bookmark = std::move(bookmark);
+    o.eager = eager;
+    o.discard = discard;
+    o.shared = shared;
+    return open()->new_workspace(o);
+  }
+  std::string fork_name(const std::string& bookmark) const { return tether::model::working_ref_name(id, bookmark); }
+
+  json read_store() const {
+    std::ifstream in(store);
+    return json::parse(in);
+  }
+  // The head snapshot of a branch in a system, or "" when there is no such branch.
+  std::string branch(const std::string& system, const std::string& name) const {
+    json s = read_store();
+    auto& b = s["systems"][system]["branches"];
+    return b.contains(name) ? b[name].get<std::string>() : "";
+  }
+  // Another writer commits to a branch of a system (as tests/cli/lib.sh mem_edit write).
+  std::string write(const std::string& system, const std::string& name) const {
+    json s = read_store();
+    json& sys = s["systems"][system];
+    int n = sys["counter"].get<int>() + 1;
+    sys["counter"] = n;
+    std::string sid = system + ":s" + std::to_string(n);
+    sys["snapshots"][sid] = json{{"n", n}};
+    sys["parents"][sid] = json::array({sys["branches"][name]});
+    sys["branches"][name] = sid;
+    std::ofstream(store) << s.dump();
+    return sid;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("new -b decides lazy forks; the first writable open creates the branch at the pin") {
+  Dataset d;
+  d.add("m", "sys1");
+  d.commit("baseline");
+  auto r = d.new_(std::nullopt, "x");
+  CHECK(r.bookmark == "x");
+  CHECK(r.pending_forks.at("m") == d.fork_name("x"));
+  CHECK(r.working_refs.empty());
+  CHECK(d.branch("sys1", d.fork_name("x")).empty());
+  CHECK(git_out(d.ds, {"symbolic-ref", "--short", "HEAD"}) == "x");
+
+  auto repo = d.open();
+  auto h = repo->open_object("m", std::nullopt, std::nullopt);  // writable: the default for Forkable
+  CHECK_FALSE(h.read_only);
+  CHECK(d.branch("sys1", d.fork_name("x")) == "sys1:s0");
+  CHECK(repo->workspace().working_refs.at("m") == d.fork_name("x"));
+  CHECK(repo->workspace().pending_forks.empty());
+  CHECK(repo->workspace().fork_points.at("m") == json{{"snapshot_id", "sys1:s0"}});
+}
+
+TEST_CASE("--eager forks every branch at once; objects of one system share one branch") {
+  Dataset d;
+  d.add("a", "sys1");
+  d.add("b", "sys1");
+  d.commit("baseline");
+  auto r = d.new_(std::nullopt, "y", /*eager=*/true);
+  CHECK(r.pending_forks.empty());
+  CHECK(r.working_refs.at("a") == d.fork_name("y"));
+  CHECK(r.working_refs.at("b") == d.fork_name("y"));
+  CHECK(d.branch("sys1", d.fork_name("y")) == "sys1:s0");
+  int shares = 0;
+  for (const auto& a : r.plan.actions) shares += a.op == "share" && a.key == "b";
+  CHECK(shares == 1);
+}
+
+TEST_CASE("a branch with writes new did not review is refused; --discard agrees to reset it") {
+  Dataset d;
+  d.add("m", "sys1");
+  d.commit("baseline");
+  d.new_(std::nullopt, "x");
+  d.open()->open_object("m", std::nullopt, true);
+  std::string w = d.write("sys1", d.fork_name("x"));  // uncommitted writes on the fork
+
+  CHECK_THROWS_WITH_AS(d.new_("x"), doctest::Contains("has writes since this workspace last committed"),
+                       tether::TetherError);
+  CHECK(d.branch("sys1", d.fork_name("x")) == w);
+
+  auto r = d.new_("x", std::nullopt, false, /*discard=*/true);
+  CHECK(r.pending_forks.at("m") == d.fork_name("x"));
+  CHECK(d.open()->workspace().pending_resets.at("m") == json{{"snapshot_id", w}});
+  CHECK(d.branch("sys1", d.fork_name("x")) == w);  // deferred: not reset yet
+  d.open()->open_object("m", std::nullopt, true);
+  CHECK(d.branch("sys1", d.fork_name("x")) == "sys1:s0");
+}
+
+TEST_CASE("a writable open never resets writes made after new reviewed the branch") {
+  Dataset d;
+  d.add("m", "sys1");
+  d.commit("baseline");
+  d.new_(std::nullopt, "x");
+  d.open()->open_object("m", std::nullopt, true);
+  d.write("sys1", d.fork_name("x"));
+  d.new_("x", std::nullopt, false, /*discard=*/true);
+  std::string later = d.write("sys1", d.fork_name("x"));
+  CHECK_THROWS_WITH_AS(d.open()->open_object("m", std::nullopt, true), doctest::Contains("that `new` did not see"),
+                       tether::StaleWorkingCopyError);
+  CHECK(d.branch("sys1", d.fork_name("x")) == later);
+}
+
+TEST_CASE("a branch already at the committed state is reused") {
+  Dataset d;
+  d.add("m", "sys1");
+  d.commit("baseline");
+  d.new_(std::nullopt, "x", /*eager=*/true);
+  auto r = d.new_("x");
+  bool reused = false;
+  for (const auto& a : r.plan.actions) reused |= a.op == "reuse" && a.key == "m";
+  CHECK(reused);
+  CHECK(r.working_refs.at("m") == d.fork_name("x"));
+}
+
+TEST_CASE("a bookmark another live checkout works on is refused unless --shared") {
+  Dataset d;
+  d.add("m", "sys1");
+  d.commit("baseline");
+  git(d.ds, {"branch", "x"});
+  fs::path other = d.tmp.path() / "other";
+  git(d.ds, {"worktree", "add", "-q", "-b", "w", other.string()});
+  auto ws = tether::model::fresh_workspace();
+  ws.bookmark = "x";
+  tether::model::write_workspace(other / ".tether" / "workspace.toml", ws);
+
+  std::string held = "is held by live workspace(s) " + ws.short_id();
+  CHECK_THROWS_WITH_AS(d.new_("x"), doctest::Contains(held.c_str()), tether::TetherError);
+  CHECK(git_out(d.ds, {"symbolic-ref", "--short", "HEAD"}) == "main");
+  auto r = d.new_("x", std::nullopt, false, false, /*shared=*/true);
+  CHECK(r.bookmark == "x");
+  // The trunk is never held.
+  ws.bookmark = "main";
+  tether::model::write_workspace(other / ".tether" / "workspace.toml", ws);
+  CHECK(d.new_("main").bookmark == "main");
+}
+
+TEST_CASE("a working copy whose manifests moved under its branch is stale until new reforks") {
+  Dataset d;
+  d.add("m", "sys1");
+  d.commit("baseline");
+  d.new_(std::nullopt, "x");
+  d.open()->open_object("m", std::nullopt, true);
+  d.write("sys1", d.fork_name("x"));
+  d.commit("work");
+  CHECK(d.open()->stale_keys().empty());
+  git(d.ds, {"reset", "-q", "--hard", "HEAD~1"});  // the bookmark moved back by hand
+
+  CHECK(d.open()->stale_keys() == std::vector<std::string>{"m"});
+  CHECK_THROWS_AS(d.open()->open_object("m", std::nullopt, true), tether::StaleWorkingCopyError);
+  CHECK_THROWS_AS(d.commit("more"), tether::StaleWorkingCopyError);
+  CHECK(d.open()->open_object("m", std::nullopt, false).read_only);  // reading is fine
+
+  d.new_(std::nullopt);
+  CHECK(d.open()->stale_keys().empty());
+  d.open()->open_object("m", std::nullopt, true);
+  CHECK(d.branch("sys1", d.fork_name("x")) == "sys1:s0");
+}
+
+TEST_CASE("on the trunk the working refs are the upstream branches; no fork is made") {
+  Dataset d;
+  d.add("m", "sys1");
+  d.commit("baseline");
+  auto r = d.new_("main");
+  CHECK(r.trunk);
+  CHECK(r.working_refs.at("m") == "main");
+  CHECK(r.pending_forks.empty());
+  json s = d.read_store();
+  CHECK(s["systems"]["sys1"]["branches"].size() == 1);
+}
+
+TEST_CASE("new on a revision no bookmark names leaves a read-only working copy") {
+  Dataset d;
+  d.add("m", "sys1");
+  d.commit("baseline");
+  d.write("sys1", "main");
+  d.commit("second");
+  std::string first = git_out(d.ds, {"rev-parse", "HEAD~1"});
+  auto r = d.new_(first);
+  CHECK_FALSE(r.bookmark.has_value());
+  CHECK(git_out(d.ds, {"symbolic-ref", "--short", "HEAD"}) == "tether/" + first.substr(0, 12));
+  CHECK_THROWS_WITH_AS(d.open()->open_object("m", std::nullopt, true), doctest::Contains("on no bookmark"),
+                       tether::StaleWorkingCopyError);
+}
+
+TEST_CASE("new -b refuses an existing bookmark and a name whose branch would look like a sibling") {
+  Dataset d;
+  CHECK_THROWS_WITH_AS(d.new_(std::nullopt, "main"), doctest::Contains("bookmark 'main' exists; `tether new main` joins it"),
+                       tether::ConfigError);
+  CHECK_THROWS_WITH_AS(d.new_(std::nullopt, "2024"), doctest::Contains("ends in `.<number>`"), tether::ConfigError);
+  CHECK(d.new_(std::nullopt, "v2024").bookmark == "v2024");
+}
