@@ -290,17 +290,9 @@ NewResult Repo::new_workspace(const NewOptions& opt) {
   auto lock = lock_checkout();
   std::unique_ptr<Lock> repo_lock;
   if (!opt.dry_run) repo_lock = lock_repository();
-  if (opt.saved) {
-    check_preconditions(*opt.saved);
-    return apply_new(*opt.saved);
-  }
-  Plan plan = plan_new(opt);
-  if (opt.dry_run) {
-    NewResult r;
-    r.plan = std::move(plan);
-    return r;
-  }
-  return apply_new(plan);
+  return run_planned<NewResult>(
+      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_new(opt); },
+      [&](const Plan& p) { return apply_new(p); });
 }
 
 Plan Repo::plan_new(const NewOptions& opt) {

@@ -52,6 +52,24 @@ class OpLog {
 // already; a configuration error such as an unknown kind gets it here).
 std::string keyed_error(const std::string& key, const std::exception& e);
 
+// The flow every planned command shares: a saved plan (--from-plan) has its preconditions
+// checked against the live systems, then is applied; otherwise the command plans, and
+// applies unless it is a dry run (then the result carries just the plan).
+template <class Result, class Check, class PlanFn, class Apply>
+Result run_planned(const std::optional<Plan>& saved, bool dry_run, Check&& check, PlanFn&& plan, Apply&& apply) {
+  if (saved) {
+    check(*saved);
+    return apply(*saved);
+  }
+  Plan p = plan();
+  if (dry_run) {
+    Result r;
+    r.plan = std::move(p);
+    return r;
+  }
+  return apply(p);
+}
+
 // "a, b, c" of keys.
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
 

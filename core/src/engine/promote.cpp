@@ -37,17 +37,9 @@ std::string source_ref_label(const Json& source) {
 
 PromoteReport Repo::promote(const PromoteOptions& opt) {
   auto lock = lock_checkout();
-  if (opt.saved) {
-    check_preconditions(*opt.saved);
-    return apply_promote(*opt.saved);
-  }
-  Plan plan = plan_promote(opt);
-  if (opt.dry_run) {
-    PromoteReport r;
-    r.plan = std::move(plan);
-    return r;
-  }
-  return apply_promote(plan);
+  return run_planned<PromoteReport>(
+      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_promote(opt); },
+      [&](const Plan& p) { return apply_promote(p); });
 }
 
 Plan Repo::plan_promote(const PromoteOptions& opt) {

@@ -112,18 +112,11 @@ RestoreResult Repo::restore(const RestoreOptions& opt) {
   auto lock = lock_checkout();
   std::unique_ptr<Lock> repo_lock;
   if (!opt.dry_run) repo_lock = lock_repository();
-  if (opt.saved) {
-    check_preconditions(*opt.saved);
-    return apply_restore(*opt.saved);
-  }
-  Plan plan = plan_restore(opt);
-  if (opt.dry_run) {
-    RestoreResult r;
-    r.plan = std::move(plan);
-    r.from = opt.from;
-    return r;
-  }
-  return apply_restore(plan);
+  RestoreResult r = run_planned<RestoreResult>(
+      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_restore(opt); },
+      [&](const Plan& p) { return apply_restore(p); });
+  if (r.from.empty()) r.from = r.plan.context.value("from_rev", opt.from);
+  return r;
 }
 
 Plan Repo::plan_restore(const RestoreOptions& opt) {
