@@ -1,0 +1,363 @@
+#include "diff.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "history.hpp"
+
+namespace tether::ducklake {
+namespace {
+
+constexpr int64_t kUnknown = std::numeric_limits<int64_t>::max();
+
+// Change tokens per snapshot of the range, for "was s a compaction of T / did s drop T".
+class Tokens {
+ public:
+  explicit Tokens(const std::vector<SnapshotChanges>& range) {
+    for (const auto& s : range) by_snapshot_[s.snapshot.id] = &s.changes;
+  }
+  bool has(int64_t s, int64_t table, bool (*kind)(std::string_view)) const {
+    auto it = by_snapshot_.find(s);
+    if (it == by_snapshot_.end()) return false;
+    for (const auto& c : *it->second)
+      if (kind(c.kind) && as_int(c.value) == table) return true;
+    return false;
+  }
+  // s rewrote T's files without changing its rows.
+  bool compaction(int64_t s, int64_t table) const {
+    return has(s, table, is_compaction_kind) && !has(s, table, is_insert_kind) && !has(s, table, is_delete_kind);
+  }
+  bool dropped(int64_t s, int64_t table) const {
+    return has(s, table, [](std::string_view k) { return k == "dropped_table"; });
+  }
+
+ private:
+  std::map<int64_t, const std::vector<Change>*> by_snapshot_;
+};
+
+// The highest snapshot whose rows a file holds: partial_max, the legacy partial_file_info
+// (`partial_max:N`, or `s1:c1|s2:c2` listing snapshots), else its begin; kUnknown when the
+// legacy text says nothing readable.
+int64_t partial_max(const Value& pm, const Value& legacy, int64_t begin) {
+  if (auto v = as_int(pm)) return *v;
+  if (!legacy || legacy->empty()) return begin;
+  const std::string& s = *legacy;
+  if (s.rfind("partial_max:", 0) == 0) return as_int(s.substr(12)).value_or(kUnknown);
+  int64_t max = begin;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t bar = s.find('|', start);
+    std::string item = s.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+    auto snap = as_int(item.substr(0, item.find(':')));
+    if (!snap) return kUnknown;
+    max = std::max(max, *snap);
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  return max;
+}
+
+std::string quote_ident(const std::string& name) {
+  std::string q = "\"";
+  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// The first of `names` that `table` has, or empty.
+std::string column_of(Lake& lake, const std::string& table, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (lake.has_column(table, n)) return n;
+  return {};
+}
+
+int64_t count(Lake& lake, const std::string& sql, const std::vector<int64_t>& params) {
+  Rows r = lake.catalog().query(sql, params);
+  return r.empty() ? 0 : as_int(r[0][0]).value_or(0);
+}
+
+// ducklake_inlined_data_<T>_<n>: the table id, or nullopt for another name.
+std::optional<int64_t> inlined_data_table(const std::string& name) {
+  static const std::string prefix = "ducklake_inlined_data_";
+  if (name.rfind(prefix, 0) != 0) return std::nullopt;
+  std::string rest = name.substr(prefix.size());
+  std::size_t us = rest.find('_');
+  if (us == std::string::npos || us == 0 || us + 1 == rest.size()) return std::nullopt;
+  if (rest.find_first_not_of("0123456789_") != std::string::npos || rest.find('_', us + 1) != std::string::npos)
+    return std::nullopt;
+  return as_int(rest.substr(0, us));
+}
+
+struct DataFile {
+  int64_t id = 0, table = 0, begin = 0, pm = 0, records = 0;
+  std::optional<int64_t> end;
+};
+struct DeleteFile {
+  int64_t id = 0, table = 0, data_file = 0, begin = 0, pm = 0, count = 0;
+  std::optional<int64_t> end;
+};
+
+}  // namespace
+
+std::map<int64_t, RowCounts> count_rows(Lake& lake, const std::vector<SnapshotChanges>& range, int64_t lo, int64_t hi,
+                                        const std::set<int64_t>& tables) {
+  std::map<int64_t, RowCounts> out;
+  for (int64_t t : tables) out[t];
+  if (tables.empty()) return out;
+  Tokens tokens(range);
+  Catalog& cat = lake.catalog();
+
+  // Data files that may hold rows inserted in the range, and those ended in it.
+  std::map<int64_t, DataFile> files;
+  if (lake.has_table("ducklake_data_file")) {
+    bool pm = lake.has_column("ducklake_data_file", "partial_max");
+    bool legacy = lake.has_column("ducklake_data_file", "partial_file_info");
+    std::string cols = "SELECT data_file_id, table_id, begin_snapshot, end_snapshot, record_count";
+    cols += pm ? ", partial_max" : ", NULL";
+    cols += legacy ? ", partial_file_info" : ", NULL";
+    cols += " FROM ducklake_data_file WHERE ";
+    std::string inserted = "begin_snapshot <= ? AND (begin_snapshot > ?";
+    std::vector<int64_t> params{hi, lo};
+    if (pm) inserted += " OR partial_max > ?", params.push_back(lo);
+    if (legacy) inserted += " OR partial_file_info IS NOT NULL";
+    inserted += ")";
+    params.push_back(lo);
+    params.push_back(hi);
+    for (const Row& r : cat.query(cols + "(" + inserted + ") OR (end_snapshot > ? AND end_snapshot <= ?)", params)) {
+      DataFile f;
+      auto id = as_int(r[0]), table = as_int(r[1]), begin = as_int(r[2]);
+      if (!id || !table || !begin) continue;
+      f.id = *id, f.table = *table, f.begin = *begin, f.end = as_int(r[3]);
+      f.records = as_int(r[4]).value_or(0);
+      f.pm = partial_max(r[5], r[6], f.begin);
+      if (out.count(f.table)) files[f.id] = f;
+    }
+  }
+
+  // Delete files that may carry deletes in the range, the older rows they replaced, and
+  // every delete row of a data file ended in the range.
+  std::vector<DeleteFile> deletes;
+  if (lake.has_table("ducklake_delete_file")) {
+    bool pm = lake.has_column("ducklake_delete_file", "partial_max");
+    std::string sql = "SELECT delete_file_id, table_id, data_file_id, begin_snapshot, end_snapshot, delete_count";
+    sql += pm ? ", partial_max" : ", NULL";
+    sql += " FROM ducklake_delete_file WHERE begin_snapshot <= ? AND (begin_snapshot > ?";
+    std::vector<int64_t> params{hi, lo};
+    if (pm) sql += " OR partial_max > ?", params.push_back(lo);
+    sql += " OR (end_snapshot > ? AND end_snapshot <= ?)";
+    params.push_back(lo), params.push_back(hi);
+    if (lake.has_table("ducklake_data_file")) {
+      sql += " OR data_file_id IN (SELECT data_file_id FROM ducklake_data_file WHERE end_snapshot > ? AND end_snapshot <= ?)";
+      params.push_back(lo), params.push_back(hi);
+    }
+    sql += ")";
+    for (const Row& r : cat.query(sql, params)) {
+      DeleteFile d;
+      auto id = as_int(r[0]), table = as_int(r[1]), file = as_int(r[2]), begin = as_int(r[3]);
+      if (!id || !table || !file || !begin) continue;
+      d.id = *id, d.table = *table, d.data_file = *file, d.begin = *begin, d.end = as_int(r[4]);
+      d.count = as_int(r[5]).value_or(0);
+      d.pm = partial_max(r[6], std::nullopt, d.begin);
+      if (out.count(d.table)) deletes.push_back(d);
+    }
+  }
+
+  // Inlined rows and inlined deletions, per table.
+  std::map<int64_t, std::vector<std::string>> inlined;
+  for (const auto& name : lake.table_names())
+    if (auto t = inlined_data_table(name); t && out.count(*t)) inlined[*t].push_back(name);
+  if (lake.has_table("ducklake_inlined_data_tables"))
+    for (const Row& r : cat.query("SELECT table_id, table_name FROM ducklake_inlined_data_tables", {})) {
+      auto t = as_int(r[0]);
+      if (!t || !r[1] || !out.count(*t) || !lake.has_table(*r[1])) continue;  // listed but missing: empty (#924)
+      auto& v = inlined[*t];
+      if (std::find(v.begin(), v.end(), *r[1]) == v.end()) v.push_back(*r[1]);
+    }
+
+  for (auto& [t, c] : out) {
+    for (const auto& name : inlined[t]) {
+      std::string b = column_of(lake, name, {"begin_snapshot", "_ducklake_begin_snapshot"});
+      std::string e = column_of(lake, name, {"end_snapshot", "_ducklake_end_snapshot"});
+      if (b.empty() || e.empty()) {
+        c.ambiguous = true;
+        continue;
+      }
+      std::string from = " FROM " + quote_ident(name) + " WHERE ";
+      c.inserted += count(lake, "SELECT count(*)" + from + b + " > ? AND " + b + " <= ?", {lo, hi});
+      c.deleted += count(lake, "SELECT count(*)" + from + e + " > ? AND " + e + " <= ?", {lo, hi});
+    }
+    std::string del_table = "ducklake_inlined_delete_" + std::to_string(t);
+    std::string del_begin, del_file;
+    if (lake.has_table(del_table)) {
+      del_begin = column_of(lake, del_table, {"begin_snapshot", "_ducklake_begin_snapshot"});
+      del_file = column_of(lake, del_table, {"file_id", "_ducklake_file_id"});
+      if (del_begin.empty() || del_file.empty()) c.ambiguous = true;
+      else
+        c.deleted += count(lake, "SELECT count(*) FROM " + quote_ident(del_table) + " WHERE " + del_begin + " > ? AND " +
+                                     del_begin + " <= ?",
+                           {lo, hi});
+    }
+
+    for (const auto& [id, f] : files) {
+      if (f.table != t) continue;
+      // Inserted: a file wholly inside the range, unless a compaction wrote it.
+      if (f.begin <= hi && (f.begin > lo || f.pm > lo)) {
+        if (f.pm == kUnknown || f.begin <= lo || f.pm > hi) c.ambiguous = true;
+        else if (!tokens.compaction(f.begin, t)) c.inserted += f.records;
+      }
+      // Deleted whole: the rows still live in f just before it ended.
+      if (f.end && *f.end > lo && *f.end <= hi && !tokens.compaction(*f.end, t) && !tokens.dropped(*f.end, t)) {
+        int64_t live = f.records;
+        const DeleteFile* newest = nullptr;
+        for (const auto& d : deletes)
+          if (d.data_file == f.id && d.begin < *f.end && (!newest || d.begin > newest->begin)) newest = &d;
+        if (newest) live -= newest->count;
+        if (!del_begin.empty() && !del_file.empty())
+          live -= count(lake, "SELECT count(*) FROM " + quote_ident(del_table) + " WHERE " + del_file + " = ? AND " +
+                                  del_begin + " < ?",
+                        {f.id, *f.end});
+        c.deleted += std::max<int64_t>(live, 0);
+      }
+    }
+
+    for (const auto& d : deletes) {
+      if (d.table != t) continue;
+      if (d.begin > lo && d.begin <= hi && d.pm <= hi) {
+        int64_t before = 0;  // <= 0.3: the row it replaced ended where it began, counts cumulative
+        for (const auto& o : deletes)
+          if (o.data_file == d.data_file && o.id != d.id && o.end && *o.end == d.begin) before = std::max(before, o.count);
+        c.deleted += std::max<int64_t>(d.count - before, 0);
+      } else if ((d.begin <= lo && lo < d.pm) || (d.begin <= hi && hi < d.pm)) {
+        c.ambiguous = true;
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// One table's changes over the range, keyed by its id when known.
+struct TableChanges {
+  std::optional<int64_t> id;
+  std::string label;  // for an id: filled in later from the names
+  std::set<std::string> keys;
+};
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
+// Sorted, deduplicated words of `keys`.
+std::vector<std::string> words(const std::set<std::string>& keys) {
+  std::set<std::string> w;
+  for (const auto& k : keys) w.insert(words_of(k));
+  return {w.begin(), w.end()};
+}
+
+bool row_key(const std::string& key) {
+  return key == "tables_inserted_into" || key == "inlined_insert" || key == "tables_deleted_from" ||
+         key == "inlined_delete";
+}
+
+}  // namespace
+
+sdk::ObjectDiff diff(Lake& lake, const Snapshot& a, const Snapshot& b) {
+  sdk::ObjectDiff d;
+  d.unit = "tables";
+  std::vector<std::string> notes;
+  if (a.id == b.id) {
+    if (a.time_us != b.time_us) d.note = "catalog was recreated between the two states";
+    return d;
+  }
+  int64_t lo = std::min(a.id, b.id), hi = std::max(a.id, b.id);
+  if (b.id < a.id) notes.push_back("b is older than a: the entries describe the changes from b to a");
+  for (const Snapshot* s : {&a, &b})
+    if (auto now = lake.snapshot(s->id); now && now->time_us != s->time_us)
+      notes.push_back("snapshot " + std::to_string(s->id) + " has a different commit time than recorded (catalog recreated?)");
+
+  std::vector<SnapshotChanges> range = lake.range(lo, hi);
+  if (static_cast<int64_t>(range.size()) < hi - lo) {
+    int64_t gone = hi - lo - static_cast<int64_t>(range.size());
+    notes.push_back(std::to_string(gone) + (gone == 1 ? " snapshot" : " snapshots") +
+                    " in between expired; their changes are not shown");
+  }
+  Names names = lake.names();
+
+  std::map<std::string, TableChanges> per_table;  // "#<id>" or "@<label>"
+  std::map<std::string, std::set<std::string>> other;
+  for (const auto& s : range)
+    for (const auto& c : s.changes) {
+      KeyInfo info = key_of(c.kind);
+      if (info.key.empty()) continue;
+      std::optional<int64_t> id;
+      std::string label;
+      if (info.key == "tables_created") {
+        auto parts = split_name(c.value);
+        if (parts.size() == 2) id = names.created_id(parts[0], parts[1], s.snapshot.id);
+        label = plain_name(c.value);
+      } else if (info.value == ValueKind::TableId) {
+        id = as_int(c.value);
+        label = c.value;
+      } else {
+        other[info.key].insert(value_label(c, names));
+        continue;
+      }
+      TableChanges& tc = per_table[id ? "#" + std::to_string(*id) : "@" + label];
+      tc.id = id;
+      tc.label = label;
+      tc.keys.insert(info.key);
+    }
+
+  // Labels: the name at hi, else the latest name; the raw id once expiry purged the rows.
+  std::set<int64_t> counted;
+  for (auto& [k, tc] : per_table) {
+    if (!tc.id) continue;
+    if (const TableRow* r = names.table_at(*tc.id, hi)) tc.label = r->label();
+    else if (auto l = names.table_label(*tc.id)) tc.label = *l;
+    if (!tc.keys.count("tables_dropped") && std::any_of(tc.keys.begin(), tc.keys.end(), row_key)) counted.insert(*tc.id);
+  }
+  std::map<int64_t, RowCounts> counts = count_rows(lake, range, lo, hi, counted);
+
+  std::vector<const TableChanges*> order;
+  for (const auto& [k, tc] : per_table) order.push_back(&tc);
+  std::stable_sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->label < y->label; });
+  for (const TableChanges* tc : order) {
+    if (tc->keys.count("tables_dropped")) {
+      d.add(tc->label, "removed", "dropped");
+      continue;
+    }
+    const TableRow* before = tc->id ? names.table_at(*tc->id, lo) : nullptr;
+    std::string path = tc->label, change = "modified";
+    std::set<std::string> keys = tc->keys;
+    if (keys.count("tables_created")) {
+      if (!before) {
+        change = "added";
+      } else {
+        keys.erase("tables_created");  // a rename: the same table id under a new name
+        if (before->label() != tc->label) change = "renamed", path = before->label() + " -> " + tc->label;
+      }
+    }
+    std::string detail;
+    auto c = tc->id ? counts.find(*tc->id) : counts.end();
+    if (c != counts.end() && !c->second.ambiguous && (c->second.inserted || c->second.deleted)) {
+      std::vector<std::string> parts;
+      if (c->second.inserted) parts.push_back("+" + std::to_string(c->second.inserted) + " rows");
+      if (c->second.deleted) parts.push_back("-" + std::to_string(c->second.deleted) + " rows");
+      std::set<std::string> rest;
+      for (const auto& k : keys)
+        if (!row_key(k)) rest.insert(k);
+      for (const auto& w : words(rest)) parts.push_back(w);
+      detail = join(parts);
+    } else {
+      detail = join(words(keys));
+    }
+    d.add(path, change, detail);
+  }
+  for (const auto& [key, values] : other) d.add(key, "modified", join(std::vector<std::string>(values.begin(), values.end())));
+  for (const auto& n : notes) d.note += (d.note.empty() ? "" : "; ") + n;
+  return d;
+}
+
+}  // namespace tether::ducklake
