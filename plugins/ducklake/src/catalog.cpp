@@ -10,6 +10,17 @@ namespace fs = std::filesystem;
 
 namespace tether::ducklake {
 
+std::string quote_ident(const std::string& name) {
+  std::string q = "\"";
+  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+bool truthy(const Value& v, bool null_as) {
+  if (!v) return null_as;
+  return *v != "0" && *v != "f" && *v != "false" && *v != "FALSE";
+}
+
 FileKind sniff_file(const std::string& path) {
   std::error_code ec;
   auto st = fs::status(path, ec);

@@ -32,6 +32,11 @@ class Catalog {
   virtual const std::string& display() const = 0;
 };
 
+// A double-quoted SQL identifier (`"ducklake_inlined_data_1_1"`), valid in SQLite and Postgres.
+std::string quote_ident(const std::string& name);
+// A boolean column as either database returns it (SQLite 0/1, Postgres t/f); NULL is `null_as`.
+bool truthy(const Value& v, bool null_as);
+
 // What the first bytes of a file say it is.
 enum class FileKind { Missing, Unreadable, Empty, Sqlite, DuckDb, Other };
 FileKind sniff_file(const std::string& path);

@@ -57,12 +57,6 @@ int64_t partial_max(const Value& pm, const Value& legacy, int64_t begin) {
   return max;
 }
 
-std::string quote_ident(const std::string& name) {
-  std::string q = "\"";
-  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 // The first of `names` that `table` has, or empty.
 std::string column_of(Lake& lake, const std::string& table, std::initializer_list<const char*> names) {
   for (const char* n : names)

@@ -158,7 +158,6 @@ Names Lake::names() {
   sql += schema_path ? ", s.path, s.path_is_relative" : ", NULL, NULL";
   sql += table_path ? ", t.path, t.path_is_relative" : ", NULL, NULL";
   sql += " FROM ducklake_table t JOIN ducklake_schema s ON s.schema_id = t.schema_id";
-  auto relative = [](const Value& v) { return !v || (*v != "0" && *v != "f" && *v != "false"); };
   for (const Row& r : catalog_.query(sql, {})) {
     auto id = as_int(r[0]);
     auto begin = as_int(r[3]);
@@ -170,9 +169,9 @@ Names Lake::names() {
     t.begin = *begin;
     t.end = as_int(r[4]);
     t.schema_path = r[5].value_or("");
-    t.schema_path_relative = relative(r[6]);
+    t.schema_path_relative = truthy(r[6], true);
     t.table_path = r[7].value_or("");
-    t.table_path_relative = relative(r[8]);
+    t.table_path_relative = truthy(r[8], true);
     n.tables.push_back(std::move(t));
   }
   std::map<int64_t, int64_t> begins;

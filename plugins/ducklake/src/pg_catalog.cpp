@@ -17,12 +17,6 @@ std::string first_line(const char* msg) {
   return s.empty() ? "unknown error" : s;
 }
 
-std::string quote_ident(const std::string& name) {
-  std::string q = "\"";
-  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 // `?` placeholders (outside quotes) become $1, $2, ...
 std::string numbered(std::string_view sql) {
   std::string out;
@@ -67,6 +61,8 @@ class PgCatalog final : public Catalog {
       conn_ = nullptr;
       throw sdk::BackendError("cannot connect to the DuckLake catalog " + display_ + ": " + why);
     }
+    // Server notices would go to stderr, which is the host's.
+    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
     try {
       command("SET TimeZone = 'UTC'");
       command("SET DateStyle = 'ISO, YMD'");

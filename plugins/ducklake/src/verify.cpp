@@ -19,8 +19,6 @@ std::string join(const std::string& base, const std::string& rel) {
   return base.back() == '/' ? base + rel : base + "/" + rel;
 }
 
-bool relative(const Value& v) { return !v || (*v != "0" && *v != "f" && *v != "false"); }
-
 // Files visible at `s` (data files, then delete files) that are missing under `root`: the
 // count checked, the count missing and the first missing path.
 struct FileCheck {
@@ -39,7 +37,7 @@ FileCheck check_files(Lake& lake, int64_t s, const std::string& root) {
       auto table = as_int(r[0]);
       if (!table || !r[1]) continue;
       std::string path = *r[1];
-      if (relative(r[2])) {
+      if (truthy(r[2], true)) {
         std::string base = root;
         if (const TableRow* t = names.table_at(*table, s)) {
           if (!t->schema_path.empty()) base = t->schema_path_relative ? join(base, t->schema_path) : t->schema_path;

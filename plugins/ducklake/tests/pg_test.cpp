@@ -32,6 +32,7 @@ class PgSchema {
   explicit PgSchema(const std::string& name) : name_(name + "_" + std::to_string(::getpid())) {
     conn_ = PQconnectdb(conninfo().c_str());
     REQUIRE_MESSAGE(PQstatus(conn_) == CONNECTION_OK, PQerrorMessage(conn_));
+    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
     exec("DROP SCHEMA IF EXISTS " + name_ + " CASCADE; CREATE SCHEMA " + name_);
   }
   ~PgSchema() {
