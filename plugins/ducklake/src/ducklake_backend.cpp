@@ -75,6 +75,9 @@ Json DuckLakeBackend::identity(sdk::Call&, const sdk::LocatorRequest& r) { retur
 
 void DuckLakeBackend::validate_locator(sdk::Call&, const sdk::LocatorRequest& r) {
   Target t = parse_locator(r.locator);
+  if (redact(t.metadata) != t.metadata)
+    throw BackendError("the ducklake locator carries a Postgres password, and a manifest is committed with every clone; "
+                       "keep the password in ~/.pgpass, PGPASSFILE, PGSERVICE or PGPASSWORD instead");
   Session s(t);
   at_or_latest(s.lake, t);
 }

@@ -85,8 +85,10 @@ Target parse_locator(const sdk::Locator& loc) {
     std::string p = t.where;
     if (starts_with(p, "file:")) throw BackendError("SQLite URI filenames (" + t.metadata + ") are not supported; write the path");
     if (p.front() != '/')
-      throw BackendError("DuckLake catalog path '" + p + "' is not absolute; `tether add` stores absolute paths, so this "
-                         "manifest was written by hand: write the absolute path");
+      throw BackendError("DuckLake catalog path '" + p + "' is relative; write it absolute" +
+                         (t.flavour == Flavour::Path ? ", or as ducklake:sqlite:" + p + " (which `tether add` makes absolute)"
+                                                     : std::string(" (`tether add` makes ducklake:sqlite: paths absolute; "
+                                                                   "this one was written by hand)")));
   }
   t.data_path = string_field(loc, "data_path");
   t.metadata_schema = string_field(loc, "metadata_schema");

@@ -109,6 +109,9 @@ TEST_CASE("identity, validate_locator and the handle") {
   CHECK(contains(error_of([&] { be->validate_locator(Json{{"metadata", metadata}, {"at", "x"}}); }), "'at' must be a snapshot id"));
   CHECK(contains(error_of([&] { be->validate_locator(Json{{"metadata", metadata}, {"at", "12"}}); }), "snapshot '12' is not in the catalog"));
   CHECK(contains(error_of([&] { be->validate_locator(Json::object()); }), "ducklake locator needs 'metadata'"));
+  std::string pw = error_of([&] { be->validate_locator(Json{{"metadata", "ducklake:postgres:dbname=x password=s3cret"}}); });
+  CHECK(contains(pw, "carries a Postgres password"));
+  CHECK_FALSE(contains(pw, "s3cret"));
   CHECK(contains(error_of([&] { be->history(sqlite_locator(db), std::string("main"), 5); }), "snapshot id"));
 }
 

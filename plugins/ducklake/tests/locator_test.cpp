@@ -83,8 +83,8 @@ TEST_CASE("refused locators say why and what to write instead") {
   CHECK(refusal(Json{{"metadata", "ducklake:md:my_lake"}}).find("MotherDuck") != std::string::npos);
   CHECK(refusal(Json{{"metadata", "ducklake:mysql:db=lake"}}).find("MySQL") != std::string::npos);
   CHECK(refusal(Json{{"metadata", "ducklake:my_lake"}}).find("DuckDB secret") != std::string::npos);
-  CHECK(refusal(Json{{"metadata", "ducklake:sqlite:cat.db"}}).find("not absolute") != std::string::npos);
-  CHECK(refusal(Json{{"metadata", "ducklake:cat.sqlite"}}).find("not absolute") != std::string::npos);
+  CHECK(refusal(Json{{"metadata", "ducklake:sqlite:cat.db"}}).find("is relative; write it absolute") != std::string::npos);
+  CHECK(refusal(Json{{"metadata", "ducklake:cat.sqlite"}}).find("or as ducklake:sqlite:cat.sqlite") != std::string::npos);
   CHECK(refusal(Json{{"metadata", "ducklake:sqlite:/c.db"}, {"at", "latest"}}).find("'at' must be a snapshot id") !=
         std::string::npos);
   CHECK(refusal(Json{{"metadata", "ducklake:sqlite:/c.db"}, {"at", "-1"}}) != "(accepted)");
