@@ -89,6 +89,9 @@ sdk::VerifyReport verify_snapshot(Lake& lake, int64_t id, std::optional<int64_t>
   if (root.front() != '/')
     return {sdk::VerifyStatus::Ok, "data files not checked: the data path " + root +
                                        " is relative; give the locator an absolute data_path to check them"};
+  std::error_code ec;
+  if (!fs::is_directory(root, ec))  // elsewhere (another machine, a mount not here): nothing to say
+    return {sdk::VerifyStatus::Ok, "data files not checked: the data path " + root + " is not a directory here"};
   FileCheck c = check_files(lake, id, root);
   if (c.missing)
     return {sdk::VerifyStatus::Missing, std::to_string(c.missing) + " of " + std::to_string(c.checked) +

@@ -1,6 +1,7 @@
 // verify: is a recorded state still addressable (spec/ducklake.md §7.6)? A snapshot stays
 // addressable exactly while its ducklake_snapshot row exists with the recorded time; `deep`
-// also checks that the data files visible at it are still on a local data path.
+// also checks that the data files visible at it are still there, when the data path is a
+// local directory that exists (the reference's deep check reads no data files at all).
 #pragma once
 
 #include <cstdint>

@@ -273,6 +273,10 @@ TEST_CASE("genuine catalogs: names, legacy tokens and the counts the README give
   auto relative = be->verify(sqlite_locator(dec), fp, std::nullopt, true);
   CHECK(relative.status == tether::sdk::VerifyStatus::Ok);
   CHECK(contains(relative.message, "relative"));
+  with_files["data_path"] = (tmp.path() / "elsewhere").string();
+  auto elsewhere = be->verify(with_files, fp, std::nullopt, true);
+  CHECK(elsewhere.status == tether::sdk::VerifyStatus::Ok);
+  CHECK(contains(elsewhere.message, "is not a directory here"));
 
   // compacted_files: legacy flushed_inlined / compacted_table tokens, partial_file_info.
   fs::path cf = load("compacted_files");
