@@ -38,24 +38,36 @@ std::optional<SpecVersion> parse_spec_version(const std::string& text) {
   return v;
 }
 
+void Names::index() {
+  by_id_.clear();
+  created_.clear();
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    by_id_[tables[i].table_id].push_back(i);
+    created_[{tables[i].schema, tables[i].name, tables[i].begin}] = tables[i].table_id;
+  }
+}
+
 std::optional<std::string> Names::table_label(int64_t id) const {
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) return std::nullopt;
   const TableRow* best = nullptr;
-  for (const auto& t : tables)
-    if (t.table_id == id && (!best || t.begin >= best->begin)) best = &t;
-  if (!best) return std::nullopt;
+  for (std::size_t i : it->second)
+    if (!best || tables[i].begin >= best->begin) best = &tables[i];
   return best->label();
 }
 
 const TableRow* Names::table_at(int64_t id, int64_t s) const {
-  for (const auto& t : tables)
-    if (t.table_id == id && t.visible_at(s)) return &t;
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) return nullptr;
+  for (std::size_t i : it->second)
+    if (tables[i].visible_at(s)) return &tables[i];
   return nullptr;
 }
 
 std::optional<int64_t> Names::created_id(const std::string& schema, const std::string& name, int64_t s) const {
-  for (const auto& t : tables)
-    if (t.schema == schema && t.name == name && t.begin == s) return t.table_id;
-  return std::nullopt;
+  auto it = created_.find({schema, name, s});
+  if (it == created_.end()) return std::nullopt;
+  return it->second;
 }
 
 Lake::Lake(Catalog& catalog) : catalog_(catalog) {
@@ -174,6 +186,7 @@ Names Lake::names() {
     t.table_path_relative = truthy(r[8], true);
     n.tables.push_back(std::move(t));
   }
+  n.index();
   std::map<int64_t, int64_t> begins;
   for (const Row& r : catalog_.query("SELECT schema_id, schema_name, begin_snapshot FROM ducklake_schema", {})) {
     auto id = as_int(r[0]);

@@ -68,6 +68,13 @@ struct Names {
   const TableRow* table_at(int64_t id, int64_t s) const;
   // The id of the table created as `schema.name` at snapshot s (its row begins there).
   std::optional<int64_t> created_id(const std::string& schema, const std::string& name, int64_t s) const;
+
+  // Builds the lookups above once `tables` is complete.
+  void index();
+
+ private:
+  std::map<int64_t, std::vector<std::size_t>> by_id_;  // positions in `tables`
+  std::map<std::tuple<std::string, std::string, int64_t>, int64_t> created_;
 };
 
 class Lake {

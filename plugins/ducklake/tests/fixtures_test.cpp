@@ -307,6 +307,81 @@ TEST_CASE("genuine catalogs: names, legacy tokens and the counts the README give
   CHECK(be->history(sqlite_locator(v01), std::nullopt, 1)[0].message == "schema altered: main.other_partitioned_tbl");
 }
 
+TEST_CASE("row counting: cumulative and partial delete files, whole-file deletes, rewrites, merges") {
+  TempDir tmp("tether-ducklake");
+  fs::path db = synthetic(tmp);
+  auto snap = [](int id, const std::string& changes) {
+    return "INSERT INTO ducklake_snapshot VALUES(" + std::to_string(id) + ",'2026-05-04 09:00:" +
+           (id < 10 ? "0" : "") + std::to_string(id) + "+00',4,4,30);INSERT INTO ducklake_snapshot_changes VALUES(" +
+           std::to_string(id) + ",'" + changes + "',NULL,NULL,NULL);";
+  };
+  auto data = [](int id, int begin, const char* end, int records, const char* pm) {
+    return "INSERT INTO ducklake_data_file VALUES(" + std::to_string(id) + ",1," + std::to_string(begin) + "," + end +
+           ",NULL,'f" + std::to_string(id) + ".parquet',1,'parquet'," + std::to_string(records) + ",1,1,0,NULL,NULL,NULL," +
+           pm + ");";
+  };
+  auto del = [](int id, int file, int begin, const char* end, int count, const char* pm) {
+    return "INSERT INTO ducklake_delete_file VALUES(" + std::to_string(id) + ",1," + std::to_string(begin) + "," + end +
+           "," + std::to_string(file) + ",'d" + std::to_string(id) + ".parquet',1,'parquet'," + std::to_string(count) +
+           ",1,1,NULL," + pm + ");";
+  };
+  sqlite_exec(db,
+              // s8, s9: <= 0.3 cumulative delete files on data file 0 (10, then 25 in all)
+              snap(8, "deleted_from_table:1") + del(10, 0, 8, "9", 10, "NULL") + snap(9, "deleted_from_table:1") +
+                  del(11, 0, 9, "NULL", 25, "NULL") +
+                  // s10: every remaining row of data file 0 deleted: the file ends
+                  snap(10, "deleted_from_table:1") + "UPDATE ducklake_data_file SET end_snapshot = 10 WHERE data_file_id = 0;" +
+                  // s11 insert; s12 rewrite (file 12 ends, file 13 holds the same rows)
+                  snap(11, "inserted_into_table:1") + data(12, 11, "12", 100, "NULL") + snap(12, "rewrite_delete:1") +
+                  data(13, 12, "NULL", 100, "NULL") +
+                  // s13, s14 inserts; s15 merges them into file 16 (back-dated to 13, partial_max 14)
+                  snap(13, "inserted_into_table:1") + snap(14, "inserted_into_table:1") + snap(15, "merge_adjacent:1") +
+                  data(16, 13, "NULL", 80, "14") +
+                  // s16, s17 deletes from file 13, the 0.4 way: one partial delete file replaces the first
+                  snap(16, "deleted_from_table:1") + snap(17, "deleted_from_table:1") + del(18, 13, 16, "NULL", 12, "17"));
+  auto check = [&](int64_t lo, int64_t hi, int64_t ins, int64_t dels, bool ambiguous) {
+    CAPTURE(lo);
+    CAPTURE(hi);
+    RowCounts c = counts(db, 1, lo, hi);
+    CHECK(c.ambiguous == ambiguous);
+    if (!ambiguous) {
+      CHECK(c.inserted == ins);
+      CHECK(c.deleted == dels);
+    }
+  };
+  check(7, 8, 0, 10, false);
+  check(8, 9, 0, 15, false);
+  check(7, 9, 0, 25, false);
+  check(9, 10, 0, 4974, false);     // 5000 - 25 in delete files - 1 inlined deletion at s4
+  check(7, 10, 0, 4999, false);     // every row live at 7
+  check(2, 10, 5000, 5001, false);  // in and out again, and one inlined row
+  check(10, 11, 100, 0, false);
+  check(10, 12, 100, 0, false);     // the rewrite's output is no insert, its sources no delete
+  check(12, 14, 80, 0, false);
+  check(13, 14, 0, 0, true);        // the merged file straddles 13
+  check(12, 15, 80, 0, false);
+  check(15, 17, 0, 12, false);
+  check(16, 17, 0, 0, true);        // the partial delete file holds deletes of 16 and 17
+  check(15, 16, 0, 0, true);
+
+  Plugin be;
+  Json loc = sqlite_locator(db);
+  auto d = be->diff(loc, state(10, 0), state(15, 0));
+  REQUIRE(d.entries.size() == 1);
+  CHECK(d.entries[0].detail == "+180 rows, merge adjacent, rewrite delete");
+  CHECK(be->diff(loc, state(13, 0), state(14, 0)).entries.at(0).detail == "rows inserted");
+  CHECK(be->diff(loc, state(11, 0), state(12, 0)).entries.at(0).detail == "rewrite delete");
+
+  // s18 merges the rewrite's output (begin 12) with file 16: that file now mixes rows of the
+  // rewrite with inserts of 13 and 14, and metadata cannot split them.
+  sqlite_exec(db, snap(18, "merge_adjacent:1") +
+                      "DELETE FROM ducklake_data_file WHERE data_file_id IN (13, 16);"
+                      "DELETE FROM ducklake_delete_file WHERE delete_file_id = 18;" +
+                      data(19, 12, "NULL", 168, "17"));
+  check(11, 18, 0, 0, true);
+  check(10, 11, 100, 0, false);
+}
+
 TEST_CASE("renames are the same table id under a new name; schemas and views by name") {
   Plugin be;
   TempDir tmp("tether-ducklake");
