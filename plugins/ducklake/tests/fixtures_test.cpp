@@ -6,9 +6,9 @@
 
 #include <sqlite3.h>
 
-#include "diff.hpp"
 #include "lake.hpp"
 #include "locator.hpp"
+#include "row_counts.hpp"
 #include "scenario.hpp"
 #include "support.hpp"
 #include "testing/temp_dir.hpp"
