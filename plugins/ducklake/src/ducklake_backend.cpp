@@ -1,5 +1,8 @@
 #include "ducklake_backend.hpp"
 
+#include <memory>
+#include <optional>
+
 #include "catalog.hpp"
 #include "diff.hpp"
 #include "history.hpp"
@@ -102,12 +105,15 @@ sdk::VerifyReport DuckLakeBackend::verify(sdk::Call&, const sdk::VerifyRequest& 
     // says nothing about it.
     return {t.flavour == Flavour::Postgres ? sdk::VerifyStatus::Unknown : sdk::VerifyStatus::Missing, e.what()};
   }
+  std::optional<Lake> lake;
   try {
-    Lake lake(*catalog);
-    return verify_snapshot(lake, rec.id, rec.time_us, r.deep, t.data_path);
+    lake.emplace(*catalog);
   } catch (const VersionError& e) {
     return {sdk::VerifyStatus::Unknown, e.what()};
+  } catch (const BackendError& e) {
+    return {sdk::VerifyStatus::Missing, e.what()};  // the database no longer holds the catalog
   }
+  return verify_snapshot(*lake, rec.id, rec.time_us, r.deep, t.data_path);
 }
 
 Json DuckLakeBackend::open(sdk::Call&, const sdk::OpenRequest& r) {

@@ -143,6 +143,9 @@ TEST_CASE("tether never writes the catalog, and never creates one") {
   fs::path other = tmp.path() / "other.sqlite";
   sqlite_exec(other, "CREATE TABLE t(a); INSERT INTO t VALUES (1);");
   CHECK(contains(error_of([&] { be->fingerprint(sqlite_locator(other)); }), "is not a DuckLake catalog"));
+  auto replaced = be->verify(sqlite_locator(other), state(7, kS7), std::nullopt);
+  CHECK(replaced.status == tether::sdk::VerifyStatus::Missing);
+  CHECK(contains(replaced.message, "is not a DuckLake catalog"));
   fs::path text = tmp.file("notes.txt", "hello, this is not a database at all");
   CHECK(contains(error_of([&] { be->fingerprint(sqlite_locator(text)); }), "is not a SQLite database"));
   fs::path empty = tmp.file("empty.db", "");
