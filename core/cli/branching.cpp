@@ -59,7 +59,8 @@ int run_open(const Global& g, const OpenOptions& o) {
   if (o.read_only_flag) writable = false;
   auto r = repo->open_object(o.key, o.rev, writable);
   if (g.json) {
-    print_json({{"key", r.key}, {"read_only", r.read_only}, {"address", r.address}, {"type", r.type}});
+    // The backend's own fields (an ATTACH statement, a path and sha, ...) under "handle".
+    print_json({{"key", r.key}, {"read_only", r.read_only}, {"address", r.address}, {"type", r.type}, {"handle", r.handle}});
     return 0;
   }
   out(r.address);

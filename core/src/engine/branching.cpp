@@ -694,7 +694,9 @@ OpenResult Repo::open_object(const std::string& key, const std::optional<std::st
     r.handle = backend(m.kind).open(m.locator, target, read_only, key);
     if (auto a = r.handle.find("address"); a != r.handle.end() && a->is_string()) r.address = a->get<std::string>();
     else r.address = key;
-    r.type = handle_type(m.kind);
+    // A backend may name its handle type ("DuckLakeHandle"); else one is derived from the kind.
+    if (auto t = r.handle.find("type"); t != r.handle.end() && t->is_string()) r.type = t->get<std::string>();
+    else r.type = handle_type(m.kind);
     return r;
   };
   if (rev) {
