@@ -64,8 +64,8 @@ Target parse_locator(const sdk::Locator& loc) {
     t.where = rest.substr(9);
   } else if (starts_with(rest, "duckdb:")) {
     throw BackendError("DuckDB-file DuckLake catalogs (" + redact(t.metadata) +
-                       ") are not supported: tether reads catalogs without DuckDB; move the catalog to SQLite or "
-                       "Postgres (ATTACH … AS new; COPY FROM DATABASE), then " + kWayOut);
+                       ") are not supported: tether reads catalogs without DuckDB; keep the catalog in SQLite or "
+                       "Postgres and " + kWayOut);
   } else if (starts_with(rest, "md:") || starts_with(rest, "motherduck:")) {
     throw BackendError("MotherDuck DuckLake catalogs (" + t.metadata + ") are not supported; " + kWayOut);
   } else if (starts_with(rest, "mysql:")) {
