@@ -28,6 +28,21 @@ void same_rows(const fs::path& built, const fs::path& fixture, const std::string
   CHECK(show(rows(built, sql)) == show(rows(fixture, sql)));
 }
 
+// What a session's DDL leaves: snapshots and their counters and tokens, schemas, tables and
+// their columns, schema versions, inlined-data tables (UUIDs and times aside).
+void same_catalog_rows(const fs::path& built, const fs::path& fixture) {
+  for (const char* sql : {
+           "SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM ducklake_snapshot ORDER BY 1",
+           "SELECT * FROM ducklake_snapshot_changes ORDER BY 1",
+           "SELECT schema_id, begin_snapshot, end_snapshot, schema_name, path, path_is_relative FROM ducklake_schema ORDER BY 1",
+           "SELECT table_id, begin_snapshot, end_snapshot, schema_id, table_name, path, path_is_relative FROM ducklake_table ORDER BY 1",
+           "SELECT * FROM ducklake_column ORDER BY table_id, column_id",
+           "SELECT * FROM ducklake_schema_versions ORDER BY 1",
+           "SELECT * FROM ducklake_inlined_data_tables ORDER BY 1",
+       })
+    same_rows(built, fixture, sql);
+}
+
 }  // namespace
 
 TEST_CASE("the builder's DDL is the DDL of the converted v04 catalog, apart from its inlined table") {
@@ -59,13 +74,7 @@ TEST_CASE("replaying the v04 session (CREATE TABLE test (i INTEGER)) gives the v
   auto b = CatalogBuilder::create(tmp.path / "built.sqlite");
   CHECK(b.create_table("test", {{"i", "INTEGER"}}) == 1);
   fs::path built = b.path();
-  same_rows(built, v04, "SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM ducklake_snapshot ORDER BY 1");
-  same_rows(built, v04, "SELECT * FROM ducklake_snapshot_changes ORDER BY 1");
-  same_rows(built, v04, "SELECT schema_id, begin_snapshot, end_snapshot, schema_name, path, path_is_relative FROM ducklake_schema");
-  same_rows(built, v04, "SELECT table_id, begin_snapshot, end_snapshot, schema_id, table_name, path, path_is_relative FROM ducklake_table");
-  same_rows(built, v04, "SELECT * FROM ducklake_column");
-  same_rows(built, v04, "SELECT * FROM ducklake_schema_versions");
-  same_rows(built, v04, "SELECT * FROM ducklake_inlined_data_tables");
+  same_catalog_rows(built, v04);
   CHECK(table_ddl(built)["ducklake_inlined_data_1_1"] == table_ddl(v04)["ducklake_inlined_data_1_1"]);
   // The table UUID is time-ordered (v7) like the extension's.
   CHECK(value(built, "SELECT substr(table_uuid, 15, 1) FROM ducklake_table") == "7");
@@ -90,12 +99,7 @@ TEST_CASE("replaying the synthetic diff scenario gives the synthetic catalog's r
   CHECK(u == 2);
   fs::path built = b.path();
 
-  same_rows(built, synth, "SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM ducklake_snapshot ORDER BY 1");
-  same_rows(built, synth, "SELECT * FROM ducklake_snapshot_changes ORDER BY 1");
-  same_rows(built, synth, "SELECT table_id, begin_snapshot, end_snapshot, schema_id, table_name, path, path_is_relative FROM ducklake_table ORDER BY 1");
-  same_rows(built, synth, "SELECT * FROM ducklake_column ORDER BY table_id, column_id");
-  same_rows(built, synth, "SELECT * FROM ducklake_schema_versions ORDER BY 1");
-  same_rows(built, synth, "SELECT * FROM ducklake_inlined_data_tables ORDER BY 1");
+  same_catalog_rows(built, synth);
   // The builder's rows hold their row id as value (the session inserted 1, 2 and 0..4999):
   // lifetimes, row ids and counts are compared, the values and their min/max are not.
   same_rows(built, synth, "SELECT row_id, begin_snapshot, end_snapshot FROM ducklake_inlined_data_1_1 ORDER BY row_id");
