@@ -46,8 +46,9 @@ void same_catalog_rows(const fs::path& built, const fs::path& fixture) {
 }  // namespace
 
 TEST_CASE("the builder's DDL is the DDL of the converted v04 catalog, apart from its inlined table") {
+  const fs::path& fx = fixtures();  // before TempDir: a skip exits without unwinding
   TempDir tmp;
-  fs::path v04 = load_dump(fixtures() / "sqlite" / "v04.sql", tmp.path / "v04.sqlite");
+  fs::path v04 = load_dump(fx / "sqlite" / "v04.sql", tmp.path / "v04.sqlite");
   auto b = CatalogBuilder::create(tmp.path / "built.sqlite");
   auto want = table_ddl(v04);
   auto have = table_ddl(b.path());
@@ -69,8 +70,9 @@ TEST_CASE("the builder's DDL is the DDL of the converted v04 catalog, apart from
 }
 
 TEST_CASE("replaying the v04 session (CREATE TABLE test (i INTEGER)) gives the v04 rows") {
+  const fs::path& fx = fixtures();  // before TempDir: a skip exits without unwinding
   TempDir tmp;
-  fs::path v04 = load_dump(fixtures() / "sqlite" / "v04.sql", tmp.path / "v04.sqlite");
+  fs::path v04 = load_dump(fx / "sqlite" / "v04.sql", tmp.path / "v04.sqlite");
   auto b = CatalogBuilder::create(tmp.path / "built.sqlite");
   CHECK(b.create_table("test", {{"i", "INTEGER"}}) == 1);
   fs::path built = b.path();
@@ -81,8 +83,9 @@ TEST_CASE("replaying the v04 session (CREATE TABLE test (i INTEGER)) gives the v
 }
 
 TEST_CASE("replaying the synthetic diff scenario gives the synthetic catalog's rows") {
+  const fs::path& fx = fixtures();
   TempDir tmp;
-  fs::path synth = load_dump(fixtures() / "synthetic" / "tether_diff_scenario.sql", tmp.path / "synthetic.sqlite");
+  fs::path synth = load_dump(fx / "synthetic" / "tether_diff_scenario.sql", tmp.path / "synthetic.sqlite");
   auto b = CatalogBuilder::create(tmp.path / "built.sqlite");
   CHECK(b.create_table("t", {{"a", "INTEGER"}}) == 1);
   int64_t t = b.table_id("t");
