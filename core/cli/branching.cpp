@@ -63,7 +63,7 @@ int run_open(const Global& g, const OpenOptions& o) {
     print_json({{"key", r.key}, {"read_only", r.read_only}, {"address", r.address}, {"type", r.type}, {"handle", r.handle}});
     return 0;
   }
-  out(r.address);
+  out(r.display);
   return 0;
 }
 

@@ -694,6 +694,8 @@ OpenResult Repo::open_object(const std::string& key, const std::optional<std::st
     r.handle = backend(m.kind).open(m.locator, target, read_only, key);
     if (auto a = r.handle.find("address"); a != r.handle.end() && a->is_string()) r.address = a->get<std::string>();
     else r.address = key;
+    if (auto d = r.handle.find("display"); d != r.handle.end() && d->is_string()) r.display = d->get<std::string>();
+    else r.display = r.address;
     // A backend may name its handle type ("DuckLakeHandle"); else one is derived from the kind.
     if (auto t = r.handle.find("type"); t != r.handle.end() && t->is_string()) r.type = t->get<std::string>();
     else r.type = handle_type(m.kind);

@@ -37,7 +37,8 @@ std::string absolutize(std::string v, const fs::path& cwd, const std::vector<std
   for (const auto& p : prefixes)
     if (v.rfind(p, 0) == 0 && p.size() > prefix.size()) prefix = p;
   std::string rest = v.substr(prefix.size());
-  if (prefix.empty() && has_scheme(rest)) return v;
+  // A URL, also after a prefix (`ducklake:postgres:dbname=x`, `ducklake:s3://...`), is no path.
+  if (has_scheme(rest)) return v;
   if (rest.empty()) return v;
   if (rest == "~" || rest.rfind("~/", 0) == 0) {
     const char* home = std::getenv("HOME");

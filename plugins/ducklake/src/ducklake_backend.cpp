@@ -69,7 +69,7 @@ sdk::Description DuckLakeBackend::describe(sdk::Call&) {
   d.local_path_keys = {"metadata", "uri", "data_path"};
   // Not the bare `ducklake:` prefix: the engine would turn `ducklake:postgres:<conninfo>` into
   // a path. So `ducklake:<path>` must be written absolute (validate_locator says so).
-  d.local_path_prefixes = {"ducklake:sqlite:", "ducklake:duckdb:"};
+  d.local_path_prefixes = {"ducklake:sqlite:", "ducklake:duckdb:", "ducklake:"};
   d.thread_safe = true;  // one connection per operation, nothing shared
   return d;
 }
@@ -161,7 +161,10 @@ Json DuckLakeBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
          {"data_path", t.data_path.empty() ? Json(nullptr) : Json(t.data_path)},
          {"table", t.table.empty() ? Json(nullptr) : Json(t.table)},
          {"read_only", true},
-         {"address", redact(t.metadata) + "#snapshot=" + std::to_string(snap.id)}};
+         {"address", redact(t.metadata) + "#snapshot=" + std::to_string(snap.id)},
+         {"type", "DuckLakeHandle"},
+         // What `tether open` prints: the statement a DuckDB user pastes.
+         {"display", attach_sql(t.metadata, alias, o)}};
   if (!t.metadata_schema.empty()) h["metadata_schema"] = t.metadata_schema;
   if (!t.table.empty()) h["table_ref"] = alias + "." + t.table;
   return h;

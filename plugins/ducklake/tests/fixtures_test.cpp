@@ -55,7 +55,7 @@ TEST_CASE("describe: experimental, Addressable, the locator keys of the spec, no
   CHECK(d.capabilities == (kFingerprint | kAddressable | kCheapFingerprint | kRetentionBound | kDiff | kHistory));
   CHECK(d.uri_keys == std::vector<std::string>{"metadata", "uri"});
   CHECK(d.local_path_keys == std::vector<std::string>{"metadata", "uri", "data_path"});
-  CHECK(d.local_path_prefixes == std::vector<std::string>{"ducklake:sqlite:", "ducklake:duckdb:"});
+  CHECK(d.local_path_prefixes == std::vector<std::string>{"ducklake:sqlite:", "ducklake:duckdb:", "ducklake:"});
   CHECK(d.safe_config_keys.empty());
   CHECK(d.promote_hint.empty());
   CHECK(d.volatile_keys.empty());

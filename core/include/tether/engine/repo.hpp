@@ -151,6 +151,7 @@ struct OpenResult {
   std::string key;
   bool read_only = true;
   std::string address, type;
+  std::string display;  // what `tether open` prints: the handle's "display" field, else the address
   Json handle;
 };
 
