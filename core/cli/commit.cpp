@@ -37,7 +37,9 @@ int run_commit(const Global& g, const CommitOptions& o) {
     out("nothing to commit: every object is unchanged");
     return 0;
   }
-  for (const auto& [k, v] : r.pinned) out("  pinned " + k + " -> " + (v ? *v : std::string("(addressable)")));
+  // A recorded state the system can reopen without a native ref (DuckLake snapshots, ...).
+  for (const auto& [k, v] : r.pinned)
+    out(v ? "  pinned " + k + " -> " + *v : "  recorded " + k + " (addressable: reopened by its state, no native ref)");
   for (const auto& k : r.unrecoverable) out(yellow("  recorded " + k + " (not recoverable)"));
   if (r.vcs_commit) out("committed " + r.vcs_commit->substr(0, 12));
   else out("manifests written; no VCS commit");
