@@ -105,7 +105,8 @@ mem_tags() { mem "'\n'.join(f'{k} {v}' for k, v in sorted(s['systems'].get('$1',
 # mem_edit SYSTEM ACTION: changes the store as another writer would (under its flock).
 #   advance     a new snapshot on main (the system is materialised first, as the backend does)
 #   untag REF   deletes a tag
-#   write BRANCH  a new snapshot on an existing BRANCH (parent: its current head); prints its id
+#   write BRANCH [KEY]  a new snapshot on an existing BRANCH (parent: its current head); prints its id.
+#                 With KEY, the snapshot is the head's content plus KEY (so it merges with other keys).
 mem_edit() {
   python3 - "$TETHER_MEMORY_STORE" "$@" <<'PY'
 import fcntl, json, os, sys
@@ -131,7 +132,10 @@ with open(path + ".lock", "a+") as lock:
             sys.exit(f"mem_edit: no branch {branch} in {name}")
         sys_["counter"] += 1
         sid = f"{name}:s{sys_['counter']}"
-        sys_["snapshots"][sid] = {"n": sys_["counter"], "branch": branch}
+        if len(args) > 1:  # write KEY on top of what the branch holds (merges cleanly with other keys)
+            sys_["snapshots"][sid] = dict(sys_["snapshots"][sys_["branches"][branch]], **{args[1]: sys_["counter"]})
+        else:
+            sys_["snapshots"][sid] = {"n": sys_["counter"], "branch": branch}
         sys_["parents"][sid] = [sys_["branches"][branch]]
         sys_["branches"][branch] = sid
         print(sid)
