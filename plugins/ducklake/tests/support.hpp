@@ -15,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include "testing/errors.hpp"
 #include "tether/host/plugin.hpp"
 #include "tether/host/proxy.hpp"
 
@@ -74,18 +75,8 @@ struct Plugin {
   std::unique_ptr<host::BackendProxy> proxy;
 };
 
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  FAIL("no error");
-  return {};
-}
-
-inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using tether::testing::contains;
+using tether::testing::error_of;
 
 inline Json state(int64_t id, int64_t time_us) { return Json{{"snapshot_id", id}, {"snapshot_time_us", time_us}}; }
 

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include "testing/errors.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin.hpp"
 #include "tether/host/proxy.hpp"
@@ -94,18 +95,8 @@ Json loc(const fs::path& p, Json extra = Json::object()) {
   return extra;
 }
 
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  FAIL("no error");
-  return {};
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using tether::testing::contains;
+using tether::testing::error_of;
 
 }  // namespace
 
