@@ -21,8 +21,7 @@ int run_new(const Global& g, const NewOptions& o) {
   opt.discard = o.discard;
   if (o.eager_flag) opt.eager = true;
   if (o.lazy_flag) opt.eager = false;
-  opt.saved = load_saved_plan(o.plan, "new");
-  opt.dry_run = o.plan.dry_run || o.plan.plan_file.has_value();
+  set_plan_options(opt, o.plan, "new");
   Progress progress("forking", !g.json);
   opt.progress = progress.callback();
   auto r = repo->new_workspace(opt);
@@ -101,8 +100,7 @@ int run_promote(const Global& g, const PromoteOptions& o) {
   opt.rev = o.rev;
   opt.strategy = o.strategy;
   opt.message = o.message;
-  opt.saved = load_saved_plan(o.plan, "promote");
-  opt.dry_run = o.plan.dry_run || o.plan.plan_file.has_value();
+  set_plan_options(opt, o.plan, "promote");
   auto r = repo->promote(opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   bool applied_any = !r.fast_forwarded.empty() || !r.merged.empty();
@@ -156,8 +154,7 @@ int run_restore(const Global& g, const RestoreOptions& o) {
   opt.keys = o.keys;
   opt.from = o.from;
   opt.discard = o.discard;
-  opt.saved = load_saved_plan(o.plan, "restore");
-  opt.dry_run = o.plan.dry_run || o.plan.plan_file.has_value();
+  set_plan_options(opt, o.plan, "restore");
   auto r = repo->restore(opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {

@@ -13,9 +13,8 @@ int run_commit(const Global& g, const CommitOptions& o) {
   auto repo = open_repo();
   engine::CommitOptions opt;
   opt.message = o.message.value_or("");
-  opt.saved = load_saved_plan(o.plan, "commit");
+  set_plan_options(opt, o.plan, "commit");
   if (opt.saved && o.message) opt.saved->context["message"] = *o.message;  // -m overrides the saved message
-  opt.dry_run = o.plan.dry_run || o.plan.plan_file.has_value();
   opt.strict = o.strict;
   opt.no_vcs = o.no_vcs;
   opt.no_snapshot = o.no_snapshot;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/options.hpp"
 #include "tether/engine/repo.hpp"
 
 namespace tether::cli {
@@ -14,13 +15,17 @@ std::unique_ptr<engine::Repo> open_repo();
 std::string rjust(const std::string& s, std::size_t w);
 std::string ljust(const std::string& s, std::size_t w);
 
-struct Global;
-struct PlanFlags;
 // spec §4.0's plan text: `plan: <command> (N write(s))`, one aligned line per action, notes.
 std::string render_plan(const engine::Plan& plan);
 // --from-plan: the saved plan (refusing --dry-run/--plan alongside), else nullopt.
 std::optional<engine::Plan> load_saved_plan(const PlanFlags& flags, const std::string& command);
 // After planning with --dry-run or --plan: save (--plan), print the plan; true when it did.
 bool show_plan(const Global& g, const PlanFlags& flags, engine::Repo& repo, const engine::Plan& plan);
+// The engine options' `saved` (--from-plan) and `dry_run` (--dry-run or --plan) from the flags.
+template <class EngineOptions>
+void set_plan_options(EngineOptions& opt, const PlanFlags& flags, const std::string& command) {
+  opt.saved = load_saved_plan(flags, command);
+  opt.dry_run = flags.dry_run || flags.plan_file.has_value();
+}
 
 }  // namespace tether::cli

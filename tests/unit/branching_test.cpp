@@ -85,6 +85,18 @@ struct Dataset {
   }
   std::string fork_name(const std::string& bookmark) const { return tether::model::working_ref_name(id, bookmark); }
 
+  // Object m of system sys1, committed on the trunk.
+  void baseline() const {
+    add("m", "sys1");
+    commit("baseline");
+  }
+  // ... then on bookmark `bookmark` with m's fork created by a writable open.
+  void forked(const std::string& bookmark) const {
+    baseline();
+    new_(std::nullopt, bookmark);
+    open()->open_object("m", std::nullopt, true);
+  }
+
   json read_store() const {
     std::ifstream in(store);
     return json::parse(in);
@@ -114,8 +126,7 @@ struct Dataset {
 
 TEST_CASE("new -b decides lazy forks; the first writable open creates the branch at the pin") {
   Dataset d;
-  d.add("m", "sys1");
-  d.commit("baseline");
+  d.baseline();
   auto r = d.new_(std::nullopt, "x");
   CHECK(r.bookmark == "x");
   CHECK(r.pending_forks.at("m") == d.fork_name("x"));
@@ -149,10 +160,7 @@ TEST_CASE("--eager forks every branch at once; objects of one system share one b
 
 TEST_CASE("a branch with writes new did not review is refused; --discard agrees to reset it") {
   Dataset d;
-  d.add("m", "sys1");
-  d.commit("baseline");
-  d.new_(std::nullopt, "x");
-  d.open()->open_object("m", std::nullopt, true);
+  d.forked("x");
   std::string w = d.write("sys1", d.fork_name("x"));  // uncommitted writes on the fork
 
   CHECK_THROWS_WITH_AS(d.new_("x"), doctest::Contains("has writes since this workspace last committed"),
@@ -169,10 +177,7 @@ TEST_CASE("a branch with writes new did not review is refused; --discard agrees 
 
 TEST_CASE("a writable open never resets writes made after new reviewed the branch") {
   Dataset d;
-  d.add("m", "sys1");
-  d.commit("baseline");
-  d.new_(std::nullopt, "x");
-  d.open()->open_object("m", std::nullopt, true);
+  d.forked("x");
   d.write("sys1", d.fork_name("x"));
   d.new_("x", std::nullopt, false, /*discard=*/true);
   std::string later = d.write("sys1", d.fork_name("x"));
@@ -183,8 +188,7 @@ TEST_CASE("a writable open never resets writes made after new reviewed the branc
 
 TEST_CASE("a branch already at the committed state is reused") {
   Dataset d;
-  d.add("m", "sys1");
-  d.commit("baseline");
+  d.baseline();
   d.new_(std::nullopt, "x", /*eager=*/true);
   auto r = d.new_("x");
   bool reused = false;
@@ -195,8 +199,7 @@ TEST_CASE("a branch already at the committed state is reused") {
 
 TEST_CASE("a bookmark another live checkout works on is refused unless --shared") {
   Dataset d;
-  d.add("m", "sys1");
-  d.commit("baseline");
+  d.baseline();
   git(d.ds, {"branch", "x"});
   fs::path other = d.tmp.path() / "other";
   git(d.ds, {"worktree", "add", "-q", "-b", "w", other.string()});
@@ -217,10 +220,7 @@ TEST_CASE("a bookmark another live checkout works on is refused unless --shared"
 
 TEST_CASE("a working copy whose manifests moved under its branch is stale until new reforks") {
   Dataset d;
-  d.add("m", "sys1");
-  d.commit("baseline");
-  d.new_(std::nullopt, "x");
-  d.open()->open_object("m", std::nullopt, true);
+  d.forked("x");
   d.write("sys1", d.fork_name("x"));
   d.commit("work");
   CHECK(d.open()->stale_keys().empty());
@@ -239,8 +239,7 @@ TEST_CASE("a working copy whose manifests moved under its branch is stale until 
 
 TEST_CASE("on the trunk the working refs are the upstream branches; no fork is made") {
   Dataset d;
-  d.add("m", "sys1");
-  d.commit("baseline");
+  d.baseline();
   auto r = d.new_("main");
   CHECK(r.trunk);
   CHECK(r.working_refs.at("m") == "main");
@@ -251,8 +250,7 @@ TEST_CASE("on the trunk the working refs are the upstream branches; no fork is m
 
 TEST_CASE("new on a revision no bookmark names leaves a read-only working copy") {
   Dataset d;
-  d.add("m", "sys1");
-  d.commit("baseline");
+  d.baseline();
   d.write("sys1", "main");
   d.commit("second");
   std::string first = git_out(d.ds, {"rev-parse", "HEAD~1"});
