@@ -63,7 +63,7 @@ void Repo::require_persisted_workspace() {
 }
 
 std::vector<std::string> Repo::stale_keys() const {
-  if (!workspace_->bookmark || *workspace_->bookmark == config_.trunk()) return {};
+  if (on_trunk()) return {};  // the trunk's branches are the upstream ones: nothing to go stale
   std::set<std::string> keys;
   for (const auto& [k, r] : workspace_->working_refs) keys.insert(k);
   for (const auto& [k, r] : workspace_->pending_forks) keys.insert(k);
@@ -131,12 +131,11 @@ std::vector<std::string> Repo::bookmark_drift() {
           "` resets them onto the pins there (refused while they hold unpinned writes; --discard to drop those)"};
 }
 
-void Repo::check_not_stale(const std::string& why_suffix) {
+void Repo::check_not_stale() {
   auto stale = stale_keys();
   if (stale.empty()) return;
   throw StaleWorkingCopyError("working copy is stale: the committed state of " + join(stale) +
-                              " changed since this workspace forked; run `tether new` to refork before writing" +
-                              why_suffix);
+                              " changed since this workspace forked; run `tether new` to refork before writing");
 }
 
 void Repo::check_on_bookmark() {
@@ -725,7 +724,7 @@ OpenResult Repo::open_object(const std::string& key, const std::optional<std::st
                             ") does not support writable handles; open it --read-only");
     auto lock = lock_checkout();
     const auto& m = manifests_.at(key);
-    check_not_stale("");
+    check_not_stale();
     std::string ref;
     if (auto w = working_ref(key)) {
       ref = *w;
@@ -755,9 +754,7 @@ std::string Repo::materialize_fork(const std::string& key) {
   auto pending = workspace_->pending_forks.find(key);
   if (pending == workspace_->pending_forks.end())
     throw ConfigError("no working branch pending for '" + key + "'; run `tether new`");
-  if (!stale_keys().empty())
-    throw StaleWorkingCopyError("working copy is stale: the committed state of " + join(stale_keys()) +
-                                " changed since `new`; run `tether new` before writing");
+  // The only caller, a writable open, checked staleness under this same lock.
   const std::string name = pending->second;
   const auto& m = manifests_.at(key);
   auto& be = backend(m.kind);

@@ -171,7 +171,7 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
   }
   for (const auto& n : plan.notes)
     if (n.size() > 11 && n.compare(n.size() - 11, 11, ": unchanged") == 0) res.unchanged.push_back(n.substr(0, n.size() - 11));
-  check_not_stale("");
+  check_not_stale();
   if (!no_vcs) check_on_bookmark();
 
   const std::vector<std::string> paths = vcs_paths();

@@ -337,7 +337,7 @@ std::optional<std::string> Repo::working_ref(const std::string& key) const {
 // its position is its pin until a writable open forks it. (A checkout on no bookmark, a
 // fresh clone say, reads upstream as the trunk does.)
 std::vector<std::string> Repo::moving_keys() {
-  bool off_trunk = workspace_->bookmark && !on_trunk_bookmark();
+  bool off_trunk = !on_trunk();
   std::vector<std::string> keys;
   for (const auto& [key, m] : manifests_) {
     if (!m.state || working_ref(key)) {

@@ -254,7 +254,7 @@ class Repo {
   // (verified), else the recorded state where the backend is ADDRESSABLE (§1.5).
   sdk::Source checked_source(const model::ObjectManifest& m);
   void check_preconditions(const Plan& plan);
-  void check_not_stale(const std::string& why_suffix);
+  void check_not_stale();
   void check_on_bookmark();
   // Other live checkouts of this repository: workspace id -> bookmark ("" for none).
   std::map<std::string, std::string> other_workspaces() const;
