@@ -22,6 +22,7 @@ int run_commit(const Global& g, const CommitOptions& o) {
   opt.progress = progress.callback();
   auto r = repo->commit(opt);
   progress.finish();
+  for (const auto& w : r.warnings) warning(w);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {
     nlohmann::json pinned = nlohmann::json::object();

@@ -204,12 +204,19 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
   std::vector<std::pair<const PlanAction*, sdk::Pin>> created;
   std::vector<std::string> written_listings;
   auto rollback = [&](const std::string& why) {
+    std::set<std::string> released;
     for (auto& [a, pin] : created) {
       try {
         backend(a->kind).unpin(manifests_.at(a->key).locator, pin, a->key);
+        released.insert(pin.id);
       } catch (const std::exception&) {
-        // Left for gc: the op log names it and no commit references it.
+        // Left for gc: the op log names it, the pinned index claims it, no commit references it.
       }
+    }
+    try {
+      PinIndex(pinned_index_path()).release(released);
+    } catch (const std::exception&) {
+      // A stale claim only lets gc release a pin nothing references.
     }
     for (auto& [key, text] : pre_objects.items()) {
       if (text.is_null()) model::remove_manifest(objects_dir(), key);
@@ -233,7 +240,12 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
       if (pinned[i].ok()) {
         const sdk::Pin& p = *pinned[i].value;
         cut[a.params["pin_id"].get<std::string>()] = p;
-        if (p.created) created.emplace_back(&a, p);
+        if (p.created) {
+          created.emplace_back(&a, p);
+          if (auto err = PinIndex(pinned_index_path()).claim(dataset_id_, a.kind, p.id); err && res.warnings.empty())
+            res.warnings.push_back("could not record " + a.key + "'s pin in the pinned index (gc will treat it as another "
+                                   "clone's): " + *err);
+        }
         oplog.progress(op_id, Json{{"action", "pin"}, {"key", a.key}, {"ref", p.ref}, {"created", p.created}});
         continue;
       }

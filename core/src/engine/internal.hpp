@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,17 +36,54 @@ void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::string
 // Manifests from files read out of the VCS (`path relative to objects/` -> text).
 std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::FileMap& files, const std::string& commit);
 
+// One operation as the log tells it, its done mark and progress records folded in (§6.2).
+struct OpEntry {
+  std::string id, at, command;
+  std::string status = "started";  // started | done
+  Json plan, result = Json::object(), pre = Json::object();
+  Json undoes, undone_by, parent;   // op id or null
+  Json progress = Json::array();    // the progress records, in order
+  bool incomplete() const { return status != "done"; }
+  Json to_json() const;
+};
+
 // `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record (spec §6).
 class OpLog {
  public:
   explicit OpLog(std::filesystem::path path) : path_(std::move(path)) {}
   // Writes the entry (status started) before the first side effect; returns its id.
-  std::string begin(const std::string& command, const Json& pre);
+  // `parent`: the op this one is a step of (drop's new and gc); `undoes`: undo's target.
+  std::string begin(const std::string& command, const Json& pre, const std::optional<std::string>& parent = std::nullopt,
+                    const std::optional<std::string>& undoes = std::nullopt);
   void progress(const std::string& id, const Json& record);
   void end(const std::string& id, const Json& result);
+  // The done mark of an undo: also marks `target` as undone by `id`.
+  void end_undo(const std::string& id, const Json& result, const std::string& target);
+  // Every entry, oldest first. Blank and undecodable (torn) lines are skipped; a missing
+  // file is an empty log.
+  std::vector<OpEntry> read() const;
+  const std::filesystem::path& path() const { return path_; }
 
  private:
   void append(const Json& line);
+  std::filesystem::path path_;
+};
+
+// `tether-pinned.jsonl` in the VCS shared dir (spec §2.9): the pins this clone created, so gc
+// releases only those (another clone's commits may name the rest). One JSON line per claim
+// `{"dataset_id", "kind", "pin_id", "at"}`; set semantics on pin_id; a torn last line is
+// skipped; release rewrites the file (temp + rename).
+class PinIndex {
+ public:
+  explicit PinIndex(std::filesystem::path path) : path_(std::move(path)) {}
+  // Best effort: a failure is returned as a message (the pin exists either way).
+  std::optional<std::string> claim(const std::string& dataset_id, const std::string& kind, const std::string& pin_id);
+  void release(const std::set<std::string>& pin_ids);
+  // Pin ids claimed (of any dataset).
+  std::set<std::string> known() const;
+  bool exists() const;
+
+ private:
   std::filesystem::path path_;
 };
 

@@ -382,6 +382,8 @@ std::optional<std::string> Repo::read_listing(const std::string& name, const std
 
 // ---- op log ------------------------------------------------------------------------------------
 
+std::filesystem::path Repo::pinned_index_path() const { return vcs_->shared_dir() / "tether-pinned.jsonl"; }
+
 void Repo::log_op(const std::string& command, const Json& pre, const Json& result) {
   OpLog log(tether_dir() / "ops.jsonl");
   auto id = log.begin(command, pre);

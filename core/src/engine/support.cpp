@@ -94,7 +94,8 @@ void OpLog::append(const Json& line) {
     throw TetherError("cannot write the operation log " + path_.string() + ": " + std::strerror(e));
 }
 
-std::string OpLog::begin(const std::string& command, const Json& pre) {
+std::string OpLog::begin(const std::string& command, const Json& pre, const std::optional<std::string>& parent,
+                         const std::optional<std::string>& undoes) {
   std::string id = model::new_op_id();
   append(Json{{"id", id},
               {"at", iso_seconds()},
@@ -102,11 +103,11 @@ std::string OpLog::begin(const std::string& command, const Json& pre) {
               {"plan", nullptr},
               {"result", Json::object()},
               {"pre", pre},
-              {"undoes", nullptr},
+              {"undoes", undoes ? Json(*undoes) : Json(nullptr)},
               {"undone_by", nullptr},
               {"status", "started"},
               {"progress", Json::array()},
-              {"parent", nullptr}});
+              {"parent", parent ? Json(*parent) : Json(nullptr)}});
   return id;
 }
 
@@ -117,5 +118,141 @@ void OpLog::progress(const std::string& id, const Json& record) {
 }
 
 void OpLog::end(const std::string& id, const Json& result) { append(Json{{"done", id}, {"result", result}}); }
+
+void OpLog::end_undo(const std::string& id, const Json& result, const std::string& target) {
+  append(Json{{"done", id}, {"result", result}, {"undone", target}, {"by", id}});
+}
+
+Json OpEntry::to_json() const {
+  return Json{{"id", id},         {"at", at},         {"command", command},     {"plan", plan},
+              {"result", result}, {"pre", pre},       {"undoes", undoes},       {"undone_by", undone_by},
+              {"status", status}, {"parent", parent}, {"progress", progress}};
+}
+
+std::vector<OpEntry> OpLog::read() const {
+  std::vector<OpEntry> entries;
+  std::error_code ec;
+  if (!fs::exists(path_, ec)) return entries;
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) throw TetherError("cannot read the operation log " + path_.string());
+  std::map<std::string, std::size_t> by_id;
+  auto str = [](const Json& j, const char* k) {
+    auto it = j.find(k);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto mark_undone = [&](const std::string& target, const Json& by) {
+    if (auto t = by_id.find(target); t != by_id.end()) entries[t->second].undone_by = by;
+  };
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) continue;  // torn or foreign: skipped
+    if (j.contains("id") && j.contains("command")) {
+      OpEntry e;
+      e.id = str(j, "id");
+      e.at = str(j, "at");
+      e.command = str(j, "command");
+      e.status = j.value("status", std::string("started")) == "done" ? "done" : "started";
+      e.plan = j.value("plan", Json(nullptr));
+      if (auto r = j.find("result"); r != j.end() && r->is_object()) e.result = *r;
+      if (auto p = j.find("pre"); p != j.end() && p->is_object()) e.pre = *p;
+      e.undoes = j.value("undoes", Json(nullptr));
+      e.undone_by = j.value("undone_by", Json(nullptr));
+      e.parent = j.value("parent", Json(nullptr));
+      by_id[e.id] = entries.size();
+      entries.push_back(std::move(e));
+    } else if (j.contains("done")) {
+      auto it = by_id.find(str(j, "done"));
+      if (it == by_id.end()) continue;
+      OpEntry& e = entries[it->second];
+      e.status = "done";
+      if (auto r = j.find("result"); r != j.end() && !r->is_null()) e.result = *r;
+      if (auto p = j.find("pre"); p != j.end() && p->is_object()) e.pre.update(*p);
+      if (j.contains("undone")) mark_undone(str(j, "undone"), j.value("by", Json(e.id)));
+    } else if (j.contains("undone")) {  // legacy standalone undo mark
+      mark_undone(str(j, "undone"), j.value("by", Json(nullptr)));
+    } else if (j.contains("progress") && j["progress"].is_string()) {
+      auto it = by_id.find(j["progress"].get<std::string>());
+      if (it == by_id.end()) continue;
+      Json rec = j;
+      rec.erase("progress");
+      entries[it->second].progress.push_back(std::move(rec));
+    }
+  }
+  return entries;
+}
+
+// ---- the pinned index ----
+
+namespace {
+// A torn last line must not swallow the next record: start on a fresh line.
+void append_line(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw TetherError("cannot write " + path.string() + ": " + std::strerror(errno));
+  std::string line = text + "\n";
+  off_t size = lseek(fd, 0, SEEK_END);
+  if (size > 0) {
+    char last = '\n';
+    if (pread(fd, &last, 1, size - 1) == 1 && last != '\n') line = "\n" + line;
+  }
+  ssize_t n = ::write(fd, line.data(), line.size());
+  int e = errno;
+  fsync(fd);
+  close(fd);
+  if (n != static_cast<ssize_t>(line.size())) throw TetherError("cannot write " + path.string() + ": " + std::strerror(e));
+}
+
+std::vector<Json> read_lines(const fs::path& path) {
+  std::vector<Json> out;
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  while (std::getline(in, line)) {
+    Json j = Json::parse(line, nullptr, false);
+    if (j.is_object()) out.push_back(std::move(j));
+  }
+  return out;
+}
+}  // namespace
+
+bool PinIndex::exists() const {
+  std::error_code ec;
+  return fs::exists(path_, ec);
+}
+
+std::set<std::string> PinIndex::known() const {
+  std::set<std::string> ids;
+  for (const auto& j : read_lines(path_))
+    if (auto it = j.find("pin_id"); it != j.end() && it->is_string()) ids.insert(it->get<std::string>());
+  return ids;
+}
+
+std::optional<std::string> PinIndex::claim(const std::string& dataset_id, const std::string& kind,
+                                           const std::string& pin_id) {
+  try {
+    std::lock_guard lock(g_oplog);
+    append_line(path_, Json{{"dataset_id", dataset_id}, {"kind", kind}, {"pin_id", pin_id}, {"at", iso_seconds()}}.dump());
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
+
+void PinIndex::release(const std::set<std::string>& pin_ids) {
+  if (pin_ids.empty() || !exists()) return;
+  std::lock_guard lock(g_oplog);
+  std::string text;
+  bool changed = false;
+  for (const auto& j : read_lines(path_)) {
+    auto it = j.find("pin_id");
+    if (it != j.end() && it->is_string() && pin_ids.count(it->get<std::string>())) {
+      changed = true;
+      continue;
+    }
+    text += j.dump() + "\n";
+  }
+  if (changed) model::atomic_write_file(path_, text);
+}
 
 }  // namespace tether::engine

@@ -229,6 +229,120 @@ std::vector<std::filesystem::path> GitAdapter::workspace_roots() const {
   return roots;
 }
 
+std::set<std::string> GitAdapter::alive_commits(const std::vector<std::string>& commits) const {
+  if (commits.empty()) return {};
+  std::set<std::string> all;
+  for (auto& id : reader_.all_commit_ids()) all.insert(std::move(id));
+  std::set<std::string> alive;
+  for (const auto& c : commits)
+    if (all.contains(c)) alive.insert(c);
+  return alive;
+}
+
+bool GitAdapter::uncommit(const std::string& commit) {
+  auto head = reader_.head();
+  if (!head || *head != commit) return false;
+  // `git reset --soft` has no compare-and-swap; HEAD was just checked.
+  ProcessResult parent = git_.run({"rev-parse", "--verify", "--quiet", commit + "^1"}, false);
+  if (parent.ok()) {
+    std::string p = parent.out.substr(0, parent.out.find_first_of("\r\n"));
+    git_.run({"reset", "--quiet", "--soft", p});
+  } else {
+    git_.run({"update-ref", "-d", "HEAD", commit});  // a root commit: the branch becomes unborn
+  }
+  return true;
+}
+
+std::vector<std::string> GitAdapter::exclusive_commits(const std::string& name) const {
+  auto all = reader_.branches();
+  auto it = all.find(name);
+  if (it == all.end() || is_parking(name)) throw VcsError("no bookmark '" + name + "'");
+  std::vector<std::string> args = {"rev-list", "--reverse", it->second, "--not"};
+  ProcessResult refs = git_.run({"for-each-ref", "--format=%(objectname) %(objecttype) %(refname)", "refs/"});
+  std::size_t pos = 0;
+  while (pos < refs.out.size()) {
+    std::size_t nl = refs.out.find('\n', pos);
+    if (nl == std::string::npos) nl = refs.out.size();
+    std::string line = refs.out.substr(pos, nl - pos);
+    pos = nl + 1;
+    auto sp1 = line.find(' '), sp2 = line.find(' ', sp1 + 1);
+    if (sp1 == std::string::npos || sp2 == std::string::npos) continue;
+    if (line.substr(sp2 + 1) == "refs/heads/" + name) continue;
+    std::string type = line.substr(sp1 + 1, sp2 - sp1 - 1);
+    if (type != "commit" && type != "tag") continue;
+    args.push_back(line.substr(0, sp1));
+  }
+  // Other checkouts' HEADs keep their commits alive too (a detached one is no ref).
+  for (const Worktree& wt : reader_.worktrees()) {
+    if (wt.branch == name || !wt.live || wt.current) continue;
+    ProcessResult h = git_.run({"-C", wt.root.string(), "rev-parse", "--verify", "--quiet", "HEAD"}, false);
+    if (h.ok()) args.push_back(h.out.substr(0, h.out.find_first_of("\r\n")));
+  }
+  ProcessResult out = git_.run(args);
+  std::vector<std::string> ids;
+  pos = 0;
+  while (pos < out.out.size()) {
+    std::size_t nl = out.out.find('\n', pos);
+    if (nl == std::string::npos) nl = out.out.size();
+    if (nl > pos) ids.push_back(out.out.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return ids;
+}
+
+void GitAdapter::delete_bookmark(const std::string& name, const std::string& expected) {
+  check_bookmark_name(name);
+  for (const Worktree& wt : reader_.worktrees())
+    if (wt.branch == name)
+      throw VcsError("bookmark '" + name + "' is checked out " +
+                     (wt.current ? std::string("here; switch away first") : "in the worktree at " + wt.root.string()));
+  if (!is_commit_id(expected))
+    throw VcsError("cannot delete bookmark '" + name + "': expected '" + expected + "' is not a full commit id");
+  auto now = reader_.branches();
+  auto it = now.find(name);
+  if (it == now.end()) throw VcsError("bookmark '" + name + "' does not exist (expected at " + short_id(expected) + ")");
+  if (it->second != expected)
+    throw VcsError("bookmark '" + name + "' moved: expected " + short_id(expected) + ", found " + short_id(it->second));
+  git_.run({"update-ref", "-m", "tether: bookmark delete", "-d", "refs/heads/" + name, expected});
+}
+
+std::vector<std::string> GitAdapter::remote_counterparts(const std::string& name) const {
+  ProcessResult refs = git_.run({"for-each-ref", "--format=%(refname:strip=2)", "refs/remotes/"});
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < refs.out.size()) {
+    std::size_t nl = refs.out.find('\n', pos);
+    if (nl == std::string::npos) nl = refs.out.size();
+    std::string r = refs.out.substr(pos, nl - pos);
+    pos = nl + 1;
+    auto slash = r.find('/');
+    if (slash != std::string::npos && r.substr(slash + 1) == name) out.push_back(r);
+  }
+  return out;
+}
+
+std::optional<std::string> GitAdapter::forget_workspace(const std::filesystem::path& root) {
+  auto canon = [](const std::filesystem::path& p) {
+    std::error_code ec;
+    auto c = std::filesystem::weakly_canonical(p, ec);
+    return ec ? p.lexically_normal() : c;
+  };
+  auto wts = reader_.worktrees();
+  for (std::size_t i = 0; i < wts.size(); ++i) {
+    if (canon(wts[i].root) != canon(root)) continue;
+    if (i == 0) return std::nullopt;  // the main worktree stays
+    git_.run({"worktree", "remove", wts[i].root.string()});
+    return "git worktree " + wts[i].root.string() + " removed";
+  }
+  return std::nullopt;
+}
+
+AbandonResult GitAdapter::abandon(const std::vector<std::string>& revs, const std::string& keep_dir) {
+  (void)revs;
+  (void)keep_dir;
+  throw VcsError("abandon is not implemented yet");
+}
+
 std::unique_ptr<VcsAdapter> detect_vcs(const std::filesystem::path& dataset_root, const std::string& git_executable) {
   return std::make_unique<GitAdapter>(dataset_root, git_executable);
 }

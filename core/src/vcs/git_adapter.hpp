@@ -59,6 +59,14 @@ class GitAdapter : public VcsAdapter {
   void bookmark_set(const std::string& name, const std::string& commit, const std::string& expected) override;
   std::vector<std::filesystem::path> workspace_roots() const override;
 
+  std::set<std::string> alive_commits(const std::vector<std::string>& commits) const override;
+  bool uncommit(const std::string& commit) override;
+  AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) override;
+  std::vector<std::string> exclusive_commits(const std::string& name) const override;
+  void delete_bookmark(const std::string& name, const std::string& expected) override;
+  std::vector<std::string> remote_counterparts(const std::string& name) const override;
+  std::optional<std::string> forget_workspace(const std::filesystem::path& root) override;
+
   // How much the history caches saved; for tests and benchmarks.
   CacheStats cache_stats() const { return reader_.cache_stats(); }
   const GitCommand& git() const { return git_; }

@@ -101,6 +101,7 @@ struct CommitResult {
   std::map<std::string, std::optional<std::string>> pinned;  // key -> pin ref (null: recorded)
   std::vector<std::string> unrecoverable;
   std::vector<std::string> unchanged;
+  std::vector<std::string> warnings;  // best-effort bookkeeping that failed (the pinned index)
 };
 
 struct DiffEntry {
@@ -270,6 +271,8 @@ class Repo {
   CommitResult apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress);
   void write_workspace();
   void log_op(const std::string& command, const Json& pre, const Json& result);
+  // `tether-pinned.jsonl` in the VCS shared dir: the pins this clone created (§2.9).
+  std::filesystem::path pinned_index_path() const;
   std::filesystem::path tether_dir() const { return root_ / ".tether"; }
   std::filesystem::path objects_dir() const { return tether_dir() / "objects"; }
   std::string vcs_path(const std::string& rel_to_root) const;

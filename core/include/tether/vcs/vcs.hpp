@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct CommitInfo {
   std::string author_email;
   std::string summary;               // first paragraph of the message, on one line
   std::string message;               // the whole message
+};
+
+// What abandon() did: the commits removed, and the descendants that got new ids.
+struct AbandonResult {
+  std::vector<std::string> abandoned;                // full ids, in the order given
+  std::map<std::string, std::string> rewritten;      // old descendant id -> new id
 };
 
 struct HistoryQuery {
@@ -122,6 +129,33 @@ class VcsAdapter {
   // Top directories of every live checkout of this repository (git: the main worktree and
   // every linked worktree whose directory exists), absolute, this one included.
   virtual std::vector<std::filesystem::path> workspace_roots() const = 0;
+
+  // ---- history surgery (spec §5.2, §5.4; gc, abandon, drop, undo) ----
+  // Those of `commits` still reachable from some ref or worktree HEAD (`rev-list --all`).
+  virtual std::set<std::string> alive_commits(const std::vector<std::string>& commits) const = 0;
+  // Undoes `commit` when it is the checked-out commit: the branch moves to its first parent
+  // and the files stay as they are (`git reset --soft C^`; a root commit leaves the branch
+  // unborn). Returns false, changing nothing, when HEAD is not `commit`.
+  virtual bool uncommit(const std::string& commit) = 0;
+  // Removes commits from the checked-out history (spec §5.4). Each must be an ancestor of
+  // HEAD and not a root; the tree must be clean under the paths git tracks. Descendants are
+  // replayed onto the abandoned commits' parents; under `keep_dir` every replayed commit
+  // holds exactly what it held before (manifests are snapshots, not patches); a conflict
+  // outside `keep_dir` aborts and changes nothing. The checked-out branch (or detached HEAD)
+  // moves to the rewritten head; every other local branch pointing at a rewritten commit
+  // follows it. VcsError with the reason otherwise.
+  virtual AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) = 0;
+  // Commits reachable from bookmark `name` and from no other ref under refs/ (nor any other
+  // worktree's HEAD), oldest first (`git rev-list --reverse B ^<other refs>`).
+  virtual std::vector<std::string> exclusive_commits(const std::string& name) const = 0;
+  // Deletes bookmark `name` if it is at `expected` (compare-and-swap). Refused (VcsError)
+  // while any worktree has it checked out.
+  virtual void delete_bookmark(const std::string& name, const std::string& expected) = 0;
+  // Remote-tracking refs of bookmark `name`, as `remote/name`.
+  virtual std::vector<std::string> remote_counterparts(const std::string& name) const = 0;
+  // Removes the linked worktree at `root` (`git worktree remove`) and says what was done;
+  // nullopt for the main worktree or a root that is no worktree of this repository.
+  virtual std::optional<std::string> forget_workspace(const std::filesystem::path& root) = 0;
 };
 
 // sha256 of `text` as 64 lowercase hex digits (OpenSSL).
