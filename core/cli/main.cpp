@@ -187,6 +187,21 @@ int main(int argc, char** argv) {
   add_json(log);
   log->callback([&] { action = [&] { return run_log(g, log_o); }; });
 
+  // gc
+  GcOptions gc_o;
+  auto* gc = app.add_subcommand("gc", "release pins and branches no commit references (a dry run unless --no-dry-run)");
+  gc->add_flag("--no-dry-run", gc_o.no_dry_run, "apply the plan");
+  gc->add_flag("--prune-bookmarks", gc_o.prune_bookmarks, "also delete working branches of bookmarks that are gone");
+  gc->add_flag("--prune-workspaces", gc_o.prune_workspaces,
+               "also delete working branches of checkouts that are gone (per-checkout branches of older versions)");
+  gc->add_flag("--force-prune", gc_o.force_prune, "delete such branches even when they hold unpinned writes");
+  gc->add_option("--keep-bookmark", gc_o.keep_bookmarks, "treat this bookmark as live (repeatable)");
+  gc->add_flag("--release-foreign", gc_o.release_foreign, "also release unreferenced pins this clone did not create");
+  gc->add_flag("--listings", gc_o.listings, "only delete orphaned listings; ask no store anything");
+  add_plan_flags(gc, gc_o.plan);
+  add_json(gc);
+  gc->callback([&] { action = [&] { return run_gc(g, gc_o); }; });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

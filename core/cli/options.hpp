@@ -82,6 +82,29 @@ struct LogOptions {
   int limit = 20;
 };
 
+// gc, abandon, drop, forget-workspace (core/cli/gc.cpp).
+struct GcOptions {
+  bool no_dry_run = false;
+  bool prune_bookmarks = false, prune_workspaces = false, force_prune = false, release_foreign = false, listings = false;
+  std::vector<std::string> keep_bookmarks;
+  PlanFlags plan;
+};
+struct AbandonOptions {
+  std::vector<std::string> revs;
+  bool gc = false;
+  PlanFlags plan;
+};
+struct DropOptions {
+  std::string bookmark;
+  std::optional<std::string> to;
+  bool no_dry_run = false, force_prune = false;
+  PlanFlags plan;
+};
+struct ForgetWorkspaceOptions {
+  std::optional<std::string> workspace;
+  PlanFlags plan;
+};
+
 int run_init(const Global&, const InitOptions&);
 int run_backends(const Global&, const BackendsOptions&);
 int run_add(const Global&, const AddOptions&);
@@ -98,5 +121,9 @@ int run_restore(const Global&, const RestoreOptions&);
 int run_diff(const Global&, const DiffOptions&);
 int run_verify(const Global&, const VerifyOptions&);
 int run_log(const Global&, const LogOptions&);
+int run_gc(const Global&, const GcOptions&);
+int run_abandon(const Global&, const AbandonOptions&);
+int run_drop(const Global&, const DropOptions&);
+int run_forget_workspace(const Global&, const ForgetWorkspaceOptions&);
 
 }  // namespace tether::cli

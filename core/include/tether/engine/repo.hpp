@@ -198,6 +198,76 @@ struct RestoreResult {
   std::map<std::string, std::string> working_refs;
 };
 
+// ---- reclaiming storage (spec §4.17-4.20) ----
+
+struct GcOptions {
+  bool dry_run = true;  // gc and drop plan only unless told --no-dry-run
+  bool prune_bookmarks = false;   // working branches of bookmarks that are gone
+  bool prune_workspaces = false;  // working branches of checkouts that are gone (legacy per-workspace names)
+  bool force_prune = false;       // ... also those holding unpinned writes
+  bool release_foreign = false;   // unreferenced pins this clone did not create
+  bool listings_only = false;     // only orphaned listings: no store is asked anything
+  std::vector<std::string> keep_bookmarks;
+  std::optional<Plan> saved;
+  ProgressFn progress;
+};
+struct GcReport {
+  Plan plan;
+  bool applied = false;
+  std::map<std::string, std::vector<std::string>> unpinned, kept_pins;  // kind -> pin ids
+  // key -> refs
+  std::map<std::string, std::vector<std::string>> deleted_working_refs, kept_working_refs, forgotten_working_refs;
+  std::vector<std::string> deleted_listings;
+  std::map<std::string, std::string> failed;  // what -> why: the part that did not happen
+  bool wrote_anything() const;
+  Json to_json() const;  // spec §4.17's JSON fields (+ "failed" when any)
+};
+
+struct AbandonOptions {
+  std::vector<std::string> revs;
+  bool gc = false;  // also release what became unreferenced
+  bool dry_run = false;
+  std::optional<Plan> saved;
+};
+struct AbandonResult {
+  Plan plan;
+  bool applied = false;
+  std::vector<std::string> abandoned;
+  std::map<std::string, std::string> rewritten, bookmarks_moved;  // old -> new commit; bookmark -> commit
+  Plan gc_plan;
+  std::optional<GcReport> gc;  // when --gc applied it
+};
+
+struct DropOptions {
+  std::string bookmark;
+  std::optional<std::string> to;  // where this checkout goes if it is on the bookmark (default trunk)
+  bool force_prune = false;
+  bool dry_run = true;
+  std::optional<Plan> saved;
+};
+struct DropResult {
+  Plan plan;
+  bool applied = false;
+  std::string bookmark;
+  std::optional<std::string> left_for;
+  std::vector<std::string> abandoned;
+  std::optional<GcReport> gc;
+};
+
+struct ForgetWorkspaceOptions {
+  std::optional<std::string> workspace;  // full id or its first 8; default this checkout
+  bool dry_run = false;
+  std::optional<Plan> saved;
+};
+struct ForgetWorkspaceResult {
+  Plan plan;
+  bool applied = false;
+  std::string workspace;  // id8
+  std::vector<std::string> removed_files;
+  std::optional<std::string> vcs;
+  std::map<std::string, std::string> failed;
+};
+
 class Repo {
  public:
   // Walk up from `start` to the directory holding tether.toml.
@@ -234,6 +304,12 @@ class Repo {
   PullResult pull(const std::optional<std::string>& bookmark, const std::optional<std::string>& message,
                   const ProgressFn& progress = {});
   RestoreResult restore(const RestoreOptions& options);
+  // Reclaiming storage (spec §4.17-4.20).
+  GcReport gc(const GcOptions& options);
+  AbandonResult abandon(const AbandonOptions& options);
+  DropResult drop(const DropOptions& options);
+  ForgetWorkspaceResult forget_workspace(const ForgetWorkspaceOptions& options);
+
   // Keys whose working branch was forked from a state the manifests no longer record (§1.9).
   std::vector<std::string> stale_keys() const;
   // Where the VCS disagrees with the workspace's bookmark (§7.4): one warning each.
@@ -269,6 +345,10 @@ class Repo {
   Plan plan_commit(const CommitOptions& options, const std::optional<std::map<std::string, Json>>& fetched,
                    std::vector<std::string>& unchanged);
   CommitResult apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress);
+  // gc internals (gc.cpp); GcScope is defined there.
+  struct GcScope;
+  Plan plan_gc(const GcOptions& options, const GcScope& scope);
+  GcReport apply_gc(const Plan& plan, const std::optional<std::string>& parent);
   void write_workspace();
   void log_op(const std::string& command, const Json& pre, const Json& result);
   // `tether-pinned.jsonl` in the VCS shared dir: the pins this clone created (§2.9).

@@ -1,0 +1,99 @@
+// core/cli/gc.cpp: `tether gc`, `abandon`, `drop` and `forget-workspace`: reclaiming storage.
+#include <nlohmann/json.hpp>
+
+#include "cli/common.hpp"
+#include "cli/options.hpp"
+#include "cli/output.hpp"
+#include "tether/errors.hpp"
+
+namespace tether::cli {
+
+using nlohmann::json;
+
+namespace {
+
+// What the plan could not account for (a store that cannot be listed): stderr, one line each.
+void print_failed(const std::map<std::string, std::string>& failed) {
+  for (const auto& [what, why] : failed) error_line(what + ": " + why);
+}
+
+std::map<std::string, std::string> unreachable_of(const engine::Plan& plan) {
+  std::map<std::string, std::string> out;
+  if (auto u = plan.context.find("unreachable"); u != plan.context.end() && u->is_object())
+    for (const auto& [k, v] : u->items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return out;
+}
+
+}  // namespace
+
+// spec §4.17's text report.
+void print_gc_report(const engine::GcReport& r) {
+  auto count = [](const std::map<std::string, std::vector<std::string>>& m) {
+    std::size_t n = 0;
+    for (const auto& [k, v] : m) n += v.size();
+    return n;
+  };
+  out("unpinned " + std::to_string(count(r.unpinned)) + " pin(s)");
+  for (const auto& [kind, ids] : r.unpinned)
+    for (const auto& id : ids) out("  " + kind + ": " + id);
+  if (std::size_t n = count(r.kept_pins)) {
+    out(yellow("kept " + std::to_string(n) + " unreferenced pin(s) this clone did not create (--release-foreign releases)"));
+    for (const auto& [kind, ids] : r.kept_pins)
+      for (const auto& id : ids) out("  " + kind + ": " + id);
+  }
+  if (std::size_t n = count(r.deleted_working_refs)) {
+    out("deleted " + std::to_string(n) + " working branch(es)");
+    for (const auto& [key, refs] : r.deleted_working_refs)
+      for (const auto& ref : refs) out("  " + key + ": " + ref);
+  }
+  if (std::size_t n = count(r.kept_working_refs)) {
+    out(yellow("kept " + std::to_string(n) + " working branch(es) holding unpinned data (--force-prune deletes)"));
+    for (const auto& [key, refs] : r.kept_working_refs)
+      for (const auto& ref : refs) out("  " + key + ": " + ref);
+  }
+  if (std::size_t n = count(r.forgotten_working_refs)) out("forgot " + std::to_string(n) + " working ref(s) of removed object(s)");
+  if (!r.deleted_listings.empty()) out("deleted " + std::to_string(r.deleted_listings.size()) + " orphan listing(s)");
+}
+
+// Exit status of an applied gc: 3 when part failed and something applied, 1 when nothing did.
+int gc_exit(const engine::GcReport& r) {
+  if (r.failed.empty()) return 0;
+  return r.wrote_anything() ? kExitPartial : kExitFailure;
+}
+
+int run_gc(const Global& g, const GcOptions& o) {
+  auto repo = open_repo();
+  engine::GcOptions opt;
+  opt.prune_bookmarks = o.prune_bookmarks;
+  opt.prune_workspaces = o.prune_workspaces;
+  opt.force_prune = o.force_prune;
+  opt.release_foreign = o.release_foreign;
+  opt.listings_only = o.listings;
+  opt.keep_bookmarks = o.keep_bookmarks;
+  if (o.no_dry_run && (o.plan.dry_run || o.plan.plan_file)) throw ConfigError("--no-dry-run cannot be combined with --dry-run or --plan");
+  opt.saved = load_saved_plan(o.plan, "gc");
+  opt.dry_run = !o.no_dry_run && !opt.saved;
+  Progress progress("listing pins", !g.json);
+  opt.progress = progress.callback();
+  auto r = repo->gc(opt);
+  progress.finish();
+  if (!r.applied) {
+    PlanFlags shown = o.plan;
+    shown.dry_run = true;
+    show_plan(g, shown, *repo, r.plan);
+    auto failed = unreachable_of(r.plan);
+    if (!g.json) {
+      if (r.plan.writes() > 0) out("(dry run; `tether gc --no-dry-run` applies it)");
+      print_failed(failed);
+    }
+    return failed.empty() ? 0 : kExitPartial;
+  }
+  if (g.json) print_json(r.to_json());
+  else {
+    print_gc_report(r);
+    print_failed(r.failed);
+  }
+  return gc_exit(r);
+}
+
+}  // namespace tether::cli

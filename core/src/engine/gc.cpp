@@ -1,0 +1,649 @@
+// core/src/engine/gc.cpp: `tether gc` (spec §4.17): release what no commit references.
+//
+// Planning walks every commit reachable in the repository once (the VCS caches trees and
+// blobs by id, and a manifest text seen before is not parsed again), plus the working trees of
+// every live checkout and the pins their unfinished operations name. References are grouped
+// per store (kind + the backend's ref namespace); each store with pins is asked for its pins
+// once, and only this dataset's unreferenced pins are released -- and only those this clone
+// created (the pinned index and the op logs say which), unless --release-foreign. A store
+// that cannot be listed is reported as failed and nothing of it is released.
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "engine/internal.hpp"
+#include "tether/engine/fanout.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/hash.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/names.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+struct Repo::GcScope {
+  std::set<std::string> exclude_commits;  // planned as if these commits were gone (drop, abandon)
+  std::optional<std::string> only_bookmark;  // drop: only this bookmark's branches, and it counts as gone
+  // drop: states the dropped commits pinned or recorded, as "<group>\n<content state>"
+  std::set<std::string> dropped_states;
+  // drop leaving the bookmark: this checkout will hold these manifests and no working refs
+  std::optional<std::map<std::string, model::ObjectManifest>> here_manifests;
+};
+
+namespace {
+
+// One store as gc sees it: every object whose backend puts refs in the same namespace.
+struct Group {
+  std::string kind, key;  // key: the object named in actions (the working tree's when it has one)
+  Json locator;
+  uint32_t caps = 0;
+  std::set<std::string> pins;                            // referenced pin ids
+  std::set<std::string> pinned_states, recorded_states;  // canonical content states
+};
+
+// Pin-id-shaped words (`<8 hex>.<16 hex>`) of a text: what an unparsable manifest may name.
+std::vector<std::string> pin_ids_in(const std::string& text) {
+  std::vector<std::string> out;
+  auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  for (std::size_t i = 0; i + 25 <= text.size(); ++i) {
+    if (i > 0 && hex(text[i - 1])) continue;
+    std::size_t j = i;
+    while (j < text.size() && j - i < 8 && hex(text[j])) ++j;
+    if (j - i != 8 || j >= text.size() || text[j] != '.') continue;
+    std::size_t k = j + 1;
+    while (k < text.size() && hex(text[k])) ++k;
+    if (k - j - 1 >= 12) out.push_back(text.substr(i, k - i));
+  }
+  return out;
+}
+
+void add_to(std::map<std::string, std::vector<std::string>>& m, const std::string& k, const std::string& v) {
+  m[k].push_back(v);
+}
+
+}  // namespace
+
+bool GcReport::wrote_anything() const {
+  return !unpinned.empty() || !deleted_working_refs.empty() || !forgotten_working_refs.empty() ||
+         !deleted_listings.empty();
+}
+
+Json GcReport::to_json() const {
+  Json j{{"dry_run", false},
+         {"unpinned", unpinned},
+         {"kept_pins", kept_pins},
+         {"deleted_working_refs", deleted_working_refs},
+         {"kept_working_refs", kept_working_refs},
+         {"forgotten_working_refs", forgotten_working_refs},
+         {"deleted_listings", deleted_listings}};
+  for (const char* k : {"unpinned", "kept_pins", "deleted_working_refs", "kept_working_refs", "forgotten_working_refs"})
+    if (j[k].is_null()) j[k] = Json::object();
+  if (!failed.empty()) j["failed"] = failed;
+  return j;
+}
+
+Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
+  Plan plan;
+  plan.command = "gc";
+  plan.created_at = model::now_iso_utc_seconds();
+  const std::string digest = vcs_->history_digest();  // before walking: a commit made meanwhile is caught
+  const auto head = vcs_->head();
+
+  // ---- references ----
+  std::map<std::string, Group> groups;          // "<kind>|<namespace>"
+  std::set<std::string> loose_pins;             // pins of manifests whose store is unknown here: kept everywhere
+  std::set<std::string> listing_refs;           // listing file names manifests name
+  std::map<std::string, std::string> group_of;  // canonical [kind, locator] -> group ("" = unknown kind)
+  std::set<std::string> unknown_kinds;
+  std::set<std::string> notes_once;
+  std::vector<std::string> notes;
+  auto note = [&](const std::string& n) {
+    if (notes_once.insert(n).second) notes.push_back(n);
+  };
+  std::error_code ec;
+  const fs::path listings_dir = tether_dir() / "listings";
+  bool have_listings = false;
+  for (auto it = fs::directory_iterator(listings_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (it->path().extension() == ".jsonl") have_listings = true;
+  std::map<std::string, Json> identity_of;  // canonical [kind, locator] -> identity
+
+  // `prefer`: a working-tree manifest, whose locator and key the group's actions use.
+  auto add_manifest = [&](const model::ObjectManifest& m, bool prefer) {
+    std::string sig = model::canonical_json(Json::array({m.kind, m.locator}));
+    auto g = group_of.find(sig);
+    if (g == group_of.end()) {
+      std::string name;
+      try {
+        auto& b = backend(m.kind);
+        name = m.kind + "|" + b.ref_namespace(m.locator, m.key);
+        identity_of[sig] = b.identity(m.locator, m.key);
+      } catch (const std::exception& e) {
+        if (unknown_kinds.insert(m.kind).second)
+          note(m.kind + ": its backend is not usable here (" + std::string(e.what()) +
+               "); its pins are kept and its stores are not collected");
+      }
+      g = group_of.emplace(sig, name).first;
+    }
+    if (g->second.empty()) {
+      if (m.pin) loose_pins.insert(m.pin->id);
+      return;
+    }
+    Group& grp = groups[g->second];
+    if (grp.kind.empty() || (prefer && grp.key != m.key)) {
+      if (grp.kind.empty() || prefer) {
+        grp.kind = m.kind;
+        grp.key = m.key;
+        grp.locator = m.locator;
+      }
+    }
+    if (!m.state) return;
+    auto& b = backend(m.kind);
+    std::string content = model::canonical_json(b.content_state(*m.state));
+    if (m.pin) {
+      grp.pins.insert(m.pin->id);
+      grp.pinned_states.insert(content);
+    } else if (m.recoverable) {
+      grp.recorded_states.insert(content);
+    }
+    if (have_listings) listing_refs.insert(model::listing_name(m.kind, identity_of[sig], b.content_state(*m.state)));
+  };
+  auto add_text = [&](const std::string& rel, const std::string& text, const std::string& source, bool prefer) {
+    if (rel.size() < 5 || rel.compare(rel.size() - 5, 5, ".toml") != 0) return;
+    try {
+      auto m = model::parse_manifest(text, source, rel.substr(0, rel.size() - 5));
+      add_manifest(m, prefer);
+    } catch (const ConfigError& e) {
+      auto ids = pin_ids_in(text);
+      loose_pins.insert(ids.begin(), ids.end());
+      note(source + " cannot be read (" + e.what() + "); every pin id it mentions is kept");
+    }
+  };
+
+  // 1. This checkout's working tree first (its locators are the ones to use), then the other
+  //    live checkouts' working trees, then every commit.
+  const auto& here = scope.here_manifests ? *scope.here_manifests : manifests_;
+  for (const auto& [k, m] : here) add_manifest(m, true);
+  struct Checkout {
+    fs::path dir;
+    model::Workspace ws;
+    std::map<std::string, model::ObjectManifest> manifests;
+  };
+  std::vector<Checkout> others;
+  fs::path mine = fs::weakly_canonical(vcs_->root(), ec);
+  std::set<std::string> inflight, created_here;
+  auto read_ops = [&](const fs::path& dir) {
+    std::vector<OpEntry> entries;
+    try {
+      entries = OpLog(dir / ".tether" / "ops.jsonl").read();
+    } catch (const std::exception& e) {
+      note("cannot read " + (dir / ".tether" / "ops.jsonl").string() + ": " + e.what());
+    }
+    for (const auto& e : entries)
+      for (const auto& p : e.progress) {
+        auto ref = p.find("ref");
+        if (ref == p.end() || !ref->is_string()) continue;
+        auto id = model::pin_id_of_ref(ref->get<std::string>());
+        if (!id) continue;
+        if (e.incomplete()) inflight.insert(*id);
+        if (p.value("created", false)) created_here.insert(*id);
+      }
+  };
+  read_ops(root_);
+  for (const auto& r : vcs_->workspace_roots()) {
+    fs::path c = fs::weakly_canonical(r, ec);
+    if (c == mine) continue;
+    fs::path dir = vcs_->rel().empty() ? c : c / vcs_->rel();
+    Checkout co;
+    co.dir = dir;
+    try {
+      auto ws = model::read_workspace(dir / ".tether" / "workspace.toml");
+      if (ws) co.ws = *ws;
+    } catch (const std::exception& e) {
+      note("cannot read " + (dir / ".tether" / "workspace.toml").string() + ": " + e.what());
+    }
+    fs::path objs = dir / ".tether" / "objects";
+    for (auto it = fs::recursive_directory_iterator(objs, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (!it->is_regular_file()) continue;
+      std::string rel = fs::relative(it->path(), objs).generic_string();
+      std::string text;
+      try {
+        text = model::read_file(it->path());
+      } catch (const std::exception&) {
+        continue;
+      }
+      add_text(rel, text, it->path().string(), false);
+      try {
+        auto m = model::parse_manifest(text, it->path().string(), rel.substr(0, rel.size() - 5));
+        co.manifests.emplace(m.key, std::move(m));
+      } catch (const std::exception&) {
+      }
+    }
+    ec.clear();
+    read_ops(dir);
+    others.push_back(std::move(co));
+  }
+
+  const std::string objects_rel = vcs_path(".tether/objects");
+  std::unordered_set<const vcs::FileMap*> seen_trees;
+  std::unordered_set<std::string> seen_texts;
+  std::vector<std::shared_ptr<const vcs::FileMap>> keep_alive;
+  std::size_t commits = 0;
+  for (const auto& c : vcs_->all_commit_ids()) {
+    if (scope.exclude_commits.count(c)) continue;
+    ++commits;
+    auto files = vcs_->manifests_at(c, objects_rel);
+    if (!seen_trees.insert(files.get()).second) continue;  // union of references: a tree counts once
+    keep_alive.push_back(files);
+    for (const auto& [rel, text] : *files) {
+      if (!seen_texts.insert(rel + '\0' + text).second) continue;
+      add_text(rel, text, c.substr(0, 12) + ":.tether/objects/" + rel, false);
+    }
+  }
+
+  // ---- context and preconditions ----
+  plan.context = Json{{"workspace_id", workspace_->workspace_id},
+                      {"prune_bookmarks", opt.prune_bookmarks},
+                      {"prune_workspaces", opt.prune_workspaces},
+                      {"keep_bookmarks", opt.keep_bookmarks},
+                      {"force_prune", opt.force_prune},
+                      {"release_foreign", opt.release_foreign},
+                      {"listings_only", opt.listings_only},
+                      {"scope", scope.only_bookmark ? Json(*scope.only_bookmark) : Json(nullptr)},
+                      {"manifest_hash", model::manifest_hash(manifests_)},
+                      {"vcs_head", head ? Json(*head) : Json(nullptr)},
+                      {"history_digest", digest},
+                      {"commits", commits}};
+  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+                                "the plan belongs to checkout " + workspace_->short_id() + "; this is {observed}"});
+  if (head)
+    plan.preconditions.push_back(
+        {"vcs_head", *head, "", Json::object(), "the checkout moved since the gc plan was made (now at {observed})"});
+  plan.preconditions.push_back({"history_digest", digest, "", Json::object(),
+                                "the repository's history changed since the gc plan was made (commits added or removed)"});
+  plan.preconditions.push_back({"manifest_hash", model::manifest_hash(manifests_), "", Json::object(),
+                                "the manifests changed since the gc plan was made (now {observed})"});
+
+  Json unreachable = Json::object();
+  if (!opt.listings_only) {
+    // ---- 5. pins ----
+    std::set<std::string> known = PinIndex(pinned_index_path()).known();
+    known.insert(created_here.begin(), created_here.end());
+    std::vector<const std::pair<const std::string, Group>*> pin_groups;
+    for (const auto& entry : groups) {
+      const Group& g = entry.second;
+      if (g.kind.empty()) continue;
+      try {
+        if (!(backend(g.kind).effective_capabilities(g.locator, Json::object(), g.key) & sdk::kPin)) continue;
+      } catch (const std::exception&) {
+        continue;
+      }
+      pin_groups.push_back(&entry);
+    }
+    auto listed = fan_out<std::vector<std::string>>(
+        pin_groups.size(),
+        [&](std::size_t i) {
+          const Group& g = pin_groups[i]->second;
+          return backend(g.kind).list_pins(g.locator, g.key);
+        },
+        opt.progress);
+    for (std::size_t i = 0; i < pin_groups.size(); ++i) {
+      const Group& g = pin_groups[i]->second;
+      if (!listed[i].ok()) {
+        std::string why;
+        try {
+          std::rethrow_exception(listed[i].error);
+        } catch (const std::exception& e) {
+          why = keyed_error(g.key, e);
+        }
+        unreachable[g.key] = "cannot list its pins: " + why;
+        note(g.key + ": cannot list its pins, so none of them is released (" + why + ")");
+        continue;
+      }
+      std::size_t foreign_datasets = 0, unfinished = 0;
+      std::set<std::string> ids(listed[i].value->begin(), listed[i].value->end());
+      for (const auto& id : ids) {
+        if (model::pin_dataset(id) != dataset_id_) {
+          ++foreign_datasets;
+          continue;
+        }
+        if (g.pins.count(id) || loose_pins.count(id)) continue;
+        if (inflight.count(id)) {
+          ++unfinished;
+          continue;
+        }
+        Json params{{"locator", g.locator}, {"pin_id", id}};
+        if (known.count(id) || opt.release_foreign) {
+          plan.actions.push_back({"unpin", g.key, g.kind, model::pin_ref(id),
+                                  std::string("no manifest in history references it") +
+                                      (known.count(id) ? "" : "; not created by this clone"),
+                                  params});
+        } else {
+          plan.actions.push_back({"keep-pin", g.key, g.kind, model::pin_ref(id),
+                                  "no manifest in history references it; not created by this clone -- another clone's "
+                                  "commits may name it (fetch them, or --release-foreign)",
+                                  params});
+        }
+      }
+      if (foreign_datasets)
+        note(g.key + ": " + std::to_string(foreign_datasets) + " pin(s) of other datasets left alone");
+      if (unfinished)
+        note(g.key + ": " + std::to_string(unfinished) + " pin(s) of unfinished operation(s) kept (see `tether ops`)");
+    }
+
+    // ---- 6. working refs of objects no longer registered ----
+    if (!scope.here_manifests)
+      for (const auto& [k, ref] : workspace_->working_refs)
+        if (!manifests_.count(k))
+          plan.actions.push_back({"forget-working-ref", k, "", ref,
+                                  "object removed; branch left in place (gc --prune-bookmarks evaluates it)",
+                                  Json::object()});
+
+    // ---- 7. working branches of bookmarks (and checkouts) that are gone ----
+    if (opt.prune_bookmarks || opt.prune_workspaces || scope.only_bookmark) {
+      std::set<std::string> live;
+      for (const auto& [b, c] : vcs_->bookmarks()) live.insert(b);
+      if (workspace_->bookmark && !scope.here_manifests) live.insert(*workspace_->bookmark);
+      for (const auto& co : others)
+        if (co.ws.bookmark) live.insert(*co.ws.bookmark);
+      for (const auto& b : opt.keep_bookmarks) live.insert(b);
+      if (scope.only_bookmark) live.erase(*scope.only_bookmark);
+      std::set<std::string> live_slugs;
+      for (const auto& b : live) live_slugs.insert(model::bookmark_slug(b));
+      if (!scope.only_bookmark) note("keeping live bookmarks: " + join(std::vector<std::string>(live.begin(), live.end())));
+      std::set<std::string> live_ws8{workspace_->short_id()};
+      for (const auto& co : others)
+        if (!co.ws.workspace_id.empty()) live_ws8.insert(co.ws.short_id());
+
+      // In use: "<group>\n<ref>" of every working ref and pending fork of a live checkout.
+      std::set<std::string> in_use;
+      auto mark_in_use = [&](const std::map<std::string, model::ObjectManifest>& ms, const model::Workspace& ws) {
+        for (const auto* table : {&ws.working_refs, &ws.pending_forks})
+          for (const auto& [k, ref] : *table) {
+            auto m = ms.find(k);
+            if (m == ms.end()) continue;
+            auto g = group_of.find(model::canonical_json(Json::array({m->second.kind, m->second.locator})));
+            if (g != group_of.end() && !g->second.empty()) in_use.insert(g->second + "\n" + ref);
+          }
+      };
+      if (!scope.here_manifests) mark_in_use(manifests_, *workspace_);
+      for (const auto& co : others) mark_in_use(co.manifests, co.ws);
+      const std::string my_slug = workspace_->bookmark ? model::bookmark_slug(*workspace_->bookmark) : "";
+
+      struct Candidate {
+        const std::pair<const std::string, Group>* group;
+        std::string ref, origin;
+      };
+      std::vector<const std::pair<const std::string, Group>*> fork_groups;
+      for (const auto& entry : groups) {
+        const Group& g = entry.second;
+        if (g.kind.empty()) continue;
+        try {
+          if (!(backend(g.kind).effective_capabilities(g.locator, Json::object(), g.key) & sdk::kFork)) continue;
+        } catch (const std::exception&) {
+          continue;
+        }
+        fork_groups.push_back(&entry);
+      }
+      auto refs = fan_out<std::vector<std::string>>(fork_groups.size(), [&](std::size_t i) {
+        const Group& g = fork_groups[i]->second;
+        return backend(g.kind).list_working_refs(g.locator, g.key);
+      });
+      std::vector<Candidate> candidates;
+      for (std::size_t i = 0; i < fork_groups.size(); ++i) {
+        const auto* entry = fork_groups[i];
+        const Group& g = entry->second;
+        if (!refs[i].ok()) {
+          std::string why;
+          try {
+            std::rethrow_exception(refs[i].error);
+          } catch (const std::exception& e) {
+            why = keyed_error(g.key, e);
+          }
+          unreachable[g.key + " (branches)"] = "cannot list its working branches: " + why;
+          note(g.key + ": cannot list its working branches, so none is deleted (" + why + ")");
+          continue;
+        }
+        std::size_t foreign = 0;
+        for (const auto& ref : *refs[i].value) {
+          auto parts = model::parse_working_ref(ref);
+          if (!parts) continue;
+          if (parts->dataset_id != dataset_id_.substr(0, 8)) {
+            ++foreign;
+            continue;
+          }
+          if (in_use.count(entry->first + "\n" + ref)) continue;
+          std::string origin;
+          if (parts->legacy()) {
+            if (!(opt.prune_workspaces || opt.prune_bookmarks) || scope.only_bookmark) continue;
+            if (live_ws8.count(*parts->workspace)) continue;
+            origin = "legacy workspace " + *parts->workspace + " branch";
+          } else if (scope.only_bookmark) {
+            if (parts->tail != model::bookmark_slug(*scope.only_bookmark)) continue;
+            origin = "bookmark " + parts->tail + " (gone)";
+          } else {
+            if (!opt.prune_bookmarks) continue;
+            if (!live_slugs.count(parts->tail)) origin = "bookmark " + parts->tail + " (gone)";
+            else if (parts->tail == my_slug) origin = "this bookmark's branch; no object uses it";
+            else continue;  // another live bookmark's
+          }
+          candidates.push_back({entry, ref, origin});
+        }
+        if (foreign) note(g.key + ": " + std::to_string(foreign) + " working branch(es) of other datasets left alone");
+      }
+
+      // The verdicts: blockers, storage branches, then what the head holds.
+      struct Verdict {
+        std::optional<std::string> blocked, safe, reason;
+        Json head;
+      };
+      auto verdicts = fan_out<Verdict>(candidates.size(), [&](std::size_t i) {
+        const Candidate& c = candidates[i];
+        const Group& g = c.group->second;
+        auto& b = backend(g.kind);
+        Verdict v;
+        if (auto blocker = b.working_ref_blockers(g.locator, c.ref, g.key)) {
+          v.blocked = *blocker;
+          return v;
+        }
+        if (b.has_capability(sdk::kBranchIsStorage)) {
+          v.reason = "branch is storage; deleting reclaims its data";
+          try {
+            v.head = b.fingerprint(g.locator, c.ref, g.key);
+          } catch (const std::exception&) {
+          }
+          return v;
+        }
+        Json head;
+        try {
+          head = b.fingerprint(g.locator, c.ref, g.key);
+        } catch (const BackendError& e) {
+          v.reason = "cannot read head: " + e.bare_message();
+          return v;
+        } catch (const std::exception& e) {
+          v.reason = std::string("cannot read head: ") + e.what();
+          return v;
+        }
+        v.head = head;
+        std::string content = model::canonical_json(b.content_state(head));
+        if (g.pinned_states.count(content)) {
+          v.safe = "head is pinned";
+        } else if (scope.dropped_states.count(c.group->first + "\n" + content)) {
+          v.safe = "head was committed by a dropped commit";
+        } else {
+          Json base_loc = g.locator;
+          base_loc.erase("at");
+          std::optional<Json> base;
+          try {
+            base = b.fingerprint(base_loc, std::nullopt, g.key);
+          } catch (const std::exception&) {
+          }
+          if (base && b.same(*base, head)) v.safe = "head equals the base branch";
+          else if (g.recorded_states.count(content))
+            v.reason = "holds a pin-less recorded state (" + model::short_state(head) + ")";
+          else v.reason = "has unpinned writes (" + model::short_state(head) + ")";
+        }
+        return v;
+      });
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const Candidate& c = candidates[i];
+        const Group& g = c.group->second;
+        if (!verdicts[i].ok()) {
+          std::string why;
+          try {
+            std::rethrow_exception(verdicts[i].error);
+          } catch (const std::exception& e) {
+            why = e.what();
+          }
+          plan.actions.push_back({"keep-branch", g.key, g.kind, c.ref, c.origin + "; kept: " + why, Json::object()});
+          continue;
+        }
+        const Verdict& v = *verdicts[i].value;
+        Json params{{"locator", g.locator}, {"head", v.head}};
+        if (v.blocked) {
+          plan.actions.push_back({"keep-branch", g.key, g.kind, c.ref, c.origin + "; cannot be deleted: " + *v.blocked,
+                                  Json{{"blocked", *v.blocked}}});
+        } else if (v.safe) {
+          plan.actions.push_back({"delete-branch", g.key, g.kind, c.ref, c.origin + "; " + *v.safe, params});
+        } else if (opt.force_prune && !v.head.is_null()) {
+          params["forced"] = true;
+          plan.actions.push_back({"delete-branch", g.key, g.kind, c.ref, c.origin + "; FORCED although it " + *v.reason, params});
+        } else {
+          plan.actions.push_back(
+              {"keep-branch", g.key, g.kind, c.ref, c.origin + "; kept: " + *v.reason + " (--force-prune deletes)", params});
+        }
+      }
+    }
+  }
+
+  // ---- 8. listings no manifest names ----
+  if (have_listings && unknown_kinds.empty()) {
+    std::vector<std::string> orphans;
+    for (auto it = fs::directory_iterator(listings_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      if (it->path().extension() == ".jsonl" && !listing_refs.count(name)) orphans.push_back(name);
+    }
+    std::sort(orphans.begin(), orphans.end());
+    for (const auto& n : orphans) plan.actions.push_back({"delete-listing", "", "", n, "unreferenced", Json::object()});
+  } else if (have_listings) {
+    note("listings are kept: objects of an unusable backend may name them");
+  }
+  if (!unreachable.empty()) plan.context["unreachable"] = unreachable;
+  plan.notes = std::move(notes);
+  return plan;
+}
+
+GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& parent) {
+  auto lock_c = lock_checkout();
+  auto lock_r = lock_repository();
+  GcReport rep;
+  rep.plan = plan;
+  if (auto u = plan.context.find("unreachable"); u != plan.context.end() && u->is_object())
+    for (const auto& [what, why] : u->items()) rep.failed[what] = why.is_string() ? why.get<std::string>() : why.dump();
+
+  // Preflight: a branch that moved since the plan was reviewed is not what the plan judged.
+  for (const auto& a : plan.actions) {
+    if (a.op == "unpin" && model::pin_dataset(a.params.value("pin_id", std::string())) != dataset_id_)
+      throw StalePlanError("the gc plan releases " + a.target + ", which is not a pin of this dataset; re-run the plan");
+    if (a.op != "delete-branch") continue;
+    auto& b = backend(a.kind);
+    std::optional<Json> head;
+    try {
+      head = b.fingerprint(a.params["locator"], a.target, a.key);
+    } catch (const std::exception&) {
+    }
+    if (!head || a.params["head"].is_null() || !b.same(*head, a.params["head"]))
+      throw StalePlanError("[" + a.key + "] " + a.target + " moved since the gc plan was made (" +
+                           (head ? model::short_state(*head) : std::string("gone")) + "); re-run the plan");
+  }
+
+  OpLog oplog(tether_dir() / "ops.jsonl");
+  std::optional<std::string> op_id;
+  if (plan.writes() > 0) op_id = oplog.begin("gc", Json{{"workspace", model::workspace_to_toml(*workspace_)}}, parent);
+  auto progress = [&](const Json& rec) {
+    if (op_id) oplog.progress(*op_id, rec);
+  };
+  // Pins this clone created, so that a pin gc releases leaves the index too.
+  std::set<std::string> released;
+  for (const auto& a : plan.actions) {
+    try {
+      if (a.op == "unpin") {
+        std::string id = a.params["pin_id"].get<std::string>();
+        sdk::Pin pin{id, model::pin_ref(id), false};
+        backend(a.kind).unpin(a.params["locator"], pin, a.key);
+        add_to(rep.unpinned, a.kind, id);
+        released.insert(id);
+        progress(Json{{"action", "unpin"}, {"key", a.key}, {"pin_id", id}});
+      } else if (a.op == "keep-pin") {
+        add_to(rep.kept_pins, a.kind, a.params["pin_id"].get<std::string>());
+      } else if (a.op == "forget-working-ref") {
+        auto it = workspace_->working_refs.find(a.key);
+        if (it != workspace_->working_refs.end() && it->second == a.target) {
+          workspace_->working_refs.erase(it);
+          workspace_->fork_points.erase(a.key);
+          workspace_->base_states.erase(a.key);
+          add_to(rep.forgotten_working_refs, a.key, a.target);
+          progress(Json{{"action", "forget-working-ref"}, {"key", a.key}, {"ref", a.target}});
+        }
+      } else if (a.op == "delete-branch") {
+        auto& b = backend(a.kind);
+        Json head = b.fingerprint(a.params["locator"], a.target, a.key);
+        if (!b.same(head, a.params["head"])) {
+          add_to(rep.kept_working_refs, a.key, a.target);
+          rep.failed[a.key + ": " + a.target] = "moved to " + model::short_state(head) + " while gc ran; kept";
+          continue;
+        }
+        b.delete_working_ref(a.params["locator"], a.target, a.key);
+        add_to(rep.deleted_working_refs, a.key, a.target);
+        progress(Json{{"action", "delete-branch"}, {"key", a.key}, {"ref", a.target}, {"head", head}});
+      } else if (a.op == "keep-branch") {
+        add_to(rep.kept_working_refs, a.key, a.target);
+      } else if (a.op == "delete-listing") {
+        fs::path p = tether_dir() / "listings" / a.target;
+        std::error_code ec;
+        fs::remove(p, ec);
+        if (ec) throw TetherError("cannot delete " + p.string() + ": " + ec.message());
+        rep.deleted_listings.push_back(a.target);
+        progress(Json{{"action", "delete-listing"}, {"target", a.target}});
+      }
+    } catch (const std::exception& e) {
+      std::string what = a.key.empty() ? a.op + " " + a.target : a.key + ": " + a.op + " " + a.target;
+      rep.failed[what] = e.what();
+    }
+  }
+  std::error_code ec;
+  fs::remove(tether_dir() / "listings", ec);  // only when now empty
+  try {
+    PinIndex(pinned_index_path()).release(released);
+  } catch (const std::exception& e) {
+    rep.failed["pinned index"] = e.what();
+  }
+  if (!rep.forgotten_working_refs.empty()) write_workspace();
+  if (op_id) {
+    Json result = rep.to_json();
+    result.erase("dry_run");
+    oplog.end(*op_id, result);
+  }
+  rep.applied = true;
+  return rep;
+}
+
+GcReport Repo::gc(const GcOptions& opt) {
+  if (opt.force_prune && !opt.prune_bookmarks && !opt.prune_workspaces)
+    throw ConfigError("--force-prune requires --prune-bookmarks (or --prune-workspaces)");
+  auto lock_c = lock_checkout();
+  auto lock_r = lock_repository();
+  return run_planned<GcReport>(
+      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); },
+      [&] { return plan_gc(opt, GcScope{}); }, [&](const Plan& p) { return apply_gc(p, std::nullopt); });
+}
+
+}  // namespace tether::engine
