@@ -547,7 +547,8 @@ NewResult Repo::apply_new(const Plan& plan) {
     if (a.params.contains("head")) heads[a.key] = a.params["head"];
   OpLog oplog(tether_dir() / "ops.jsonl");
   std::string op_id =
-      oplog.begin("new", Json{{"workspace", model::workspace_to_toml(*workspace_)}, {"vcs", vcs_position()}, {"heads", heads}});
+      oplog.begin("new", Json{{"workspace", model::workspace_to_toml(*workspace_)}, {"vcs", vcs_position()}, {"heads", heads}},
+                  op_parent_);
 
   NewResult res;
   res.plan = plan;

@@ -29,14 +29,6 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-struct Repo::GcScope {
-  std::set<std::string> exclude_commits;  // planned as if these commits were gone (drop, abandon)
-  std::optional<std::string> only_bookmark;  // drop: only this bookmark's branches, and it counts as gone
-  // drop: states the dropped commits pinned or recorded, as "<group>\n<content state>"
-  std::set<std::string> dropped_states;
-  // drop leaving the bookmark: this checkout will hold these manifests and no working refs
-  std::optional<std::map<std::string, model::ObjectManifest>> here_manifests;
-};
 
 namespace {
 

@@ -87,6 +87,17 @@ class PinIndex {
   std::filesystem::path path_;
 };
 
+// What a gc is planned against besides the live repository: drop and abandon plan it as if
+// commits were already gone.
+struct Repo::GcScope {
+  std::set<std::string> exclude_commits;  // planned as if these commits were gone (drop, abandon)
+  std::optional<std::string> only_bookmark;  // drop: only this bookmark's branches, and it counts as gone
+  // drop: states the dropped commits pinned or recorded, as "<group>\n<content state>"
+  std::set<std::string> dropped_states;
+  // drop leaving the bookmark: this checkout will hold these manifests and no working refs
+  std::optional<std::map<std::string, model::ObjectManifest>> here_manifests;
+};
+
 // An object's error as users see it: `[key] message` (a BackendError carries the prefix
 // already; a configuration error such as an unknown kind gets it here).
 std::string keyed_error(const std::string& key, const std::exception& e);

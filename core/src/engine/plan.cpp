@@ -71,6 +71,9 @@ const std::vector<std::string>& required_preconditions(const std::string& comman
       {"new", {"workspace_id", "manifest_hash"}},
       {"restore", {"workspace_id", "workspace_bookmark", "manifest_hash"}},
       {"promote", {"workspace_id", "workspace_bookmark", "bookmark_head", "manifest_hash"}},
+      {"gc", {"workspace_id", "history_digest", "manifest_hash"}},
+      {"abandon", {"workspace_id", "history_digest", "vcs_head"}},
+      {"drop", {"workspace_id", "history_digest", "bookmark_head", "no_new_holders"}},
   };
   static const std::vector<std::string> none;
   auto it = req.find(command);

@@ -349,6 +349,14 @@ class Repo {
   struct GcScope;
   Plan plan_gc(const GcOptions& options, const GcScope& scope);
   GcReport apply_gc(const Plan& plan, const std::optional<std::string>& parent);
+  // "<kind>|<ref namespace>": the store a manifest's pins and branches live in ("" if unknown).
+  std::string store_group(const model::ObjectManifest& m);
+  Plan plan_abandon(const AbandonOptions& options);
+  AbandonResult apply_abandon(const Plan& plan);
+  Plan plan_drop(const DropOptions& options);
+  DropResult apply_drop(const Plan& plan);
+  Plan plan_forget_workspace(const ForgetWorkspaceOptions& options);
+  ForgetWorkspaceResult apply_forget_workspace(const Plan& plan);
   void write_workspace();
   void log_op(const std::string& command, const Json& pre, const Json& result);
   // `tether-pinned.jsonl` in the VCS shared dir: the pins this clone created (§2.9).
@@ -377,6 +385,7 @@ class Repo {
   std::unique_ptr<host::PluginHost> host_;
   std::vector<std::string> warnings_;
   bool checkout_locked_ = false, repository_locked_ = false;  // the locks are re-entrant
+  std::optional<std::string> op_parent_;  // set while a drop runs `new`: its entry is a step of the drop
 };
 
 }  // namespace tether::engine
