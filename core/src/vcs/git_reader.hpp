@@ -72,6 +72,15 @@ class GitReader {
 
   CacheStats cache_stats() const;
 
+  // Runs `fn(git_repository*)` under the reader's mutex, for the adapter's own libgit2 work
+  // (abandon writes trees and commits into the object database; never refs, index or files).
+  // `fn` must not call back into the reader.
+  template <typename Fn>
+  decltype(auto) with_repository(Fn&& fn) const {
+    std::lock_guard lock(mutex_);
+    return fn(repo_);
+  }
+
  private:
   git_commit* lookup_commit(const std::string& rev) const;  // caller frees; mutex held
   std::shared_ptr<const FileMap> flatten_tree(const git_oid& tree) const;
