@@ -337,12 +337,6 @@ std::optional<std::string> GitAdapter::forget_workspace(const std::filesystem::p
   return std::nullopt;
 }
 
-AbandonResult GitAdapter::abandon(const std::vector<std::string>& revs, const std::string& keep_dir) {
-  (void)revs;
-  (void)keep_dir;
-  throw VcsError("abandon is not implemented yet");
-}
-
 std::unique_ptr<VcsAdapter> detect_vcs(const std::filesystem::path& dataset_root, const std::string& git_executable) {
   return std::make_unique<GitAdapter>(dataset_root, git_executable);
 }
