@@ -814,6 +814,68 @@ std::string parents_of(const TempRepo& repo, const std::string& rev) {
 
 }  // namespace
 
+TEST_CASE("alive_commits keeps only commits some ref or worktree HEAD still reaches") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  std::string c2 = repo.commit_all("two");
+  auto vcs = detect_vcs(repo.dir());
+  CHECK(vcs->alive_commits({c1, c2}) == std::set<std::string>{c1, c2});
+  CHECK(vcs->alive_commits({}).empty());
+
+  repo.git({"reset", "-q", "--hard", c1});  // c2 only in the reflog now: not alive
+  CHECK(vcs->alive_commits({c1, c2}) == std::set<std::string>{c1});
+  repo.git({"tag", "keep", c2});
+  CHECK(vcs->alive_commits({c2}) == std::set<std::string>{c2});
+  repo.git({"tag", "-d", "keep"});
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", "--detach", wt.string(), c2});  // a detached HEAD elsewhere
+  CHECK(vcs->alive_commits({c2}) == std::set<std::string>{c2});
+  repo.git({"worktree", "remove", wt.string()});
+  CHECK(vcs->alive_commits({c2, "0123456789012345678901234567890123456789"}).empty());
+}
+
+TEST_CASE("uncommit undoes the checked-out commit only, keeping its files") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  repo.write("b.txt", "new");
+  std::string c2 = repo.commit_all("two");
+  auto vcs = detect_vcs(repo.dir());
+
+  const std::string before = repo.state();
+  CHECK_FALSE(vcs->uncommit(c1));  // not HEAD: nothing changes
+  CHECK(repo.state() == before);
+
+  CHECK(vcs->uncommit(c2));
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  CHECK(vcs->current_branch() == std::optional<std::string>("main"));
+  CHECK(repo.read("a.txt") == "2");
+  CHECK(repo.read("b.txt") == "new");
+  CHECK(repo.git({"diff", "--cached", "--name-only"}) == "a.txt\nb.txt");  // staged, as reset --soft leaves them
+
+  // The root commit: the branch becomes unborn, the files stay staged.
+  CHECK(vcs->uncommit(c1));
+  CHECK_FALSE(vcs->head().has_value());
+  CHECK(vcs->current_branch() == std::optional<std::string>("main"));
+  CHECK(vcs->branches().empty());
+  CHECK(repo.read("a.txt") == "2");
+  CHECK(repo.git({"ls-files"}) == "a.txt\nb.txt");
+}
+
+TEST_CASE("uncommit refuses the root commit on a detached HEAD") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.git({"switch", "-q", "--detach", "HEAD"});
+  auto vcs = detect_vcs(repo.dir());
+  CHECK_THROWS_WITH_AS(vcs->uncommit(c1), doctest::Contains("detached HEAD"), tether::VcsError);
+  CHECK(repo.git({"rev-parse", "HEAD"}) == c1);  // HEAD is still there
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+}
+
 TEST_CASE("abandon drops a middle commit; descendants keep their own manifests (snapshot semantics)") {
   TempRepo repo;
   repo.write(kKeep + "/m.toml", "v1\n");
@@ -1042,4 +1104,137 @@ TEST_CASE("abandon ignores untracked files that are not in the way") {
   CHECK(repo.files_in("HEAD") == std::vector<std::string>{"a.txt", "c.txt"});
   CHECK(repo.read("untracked.txt") == "u\n");
   CHECK(r.rewritten.contains(c3));
+}
+
+TEST_CASE("exclusive_commits lists what only the bookmark reaches, oldest first") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.git({"switch", "-q", "-c", "feat"});
+  repo.write("f.txt", "1");
+  std::string f1 = repo.commit_all("f1");
+  repo.write("f.txt", "2");
+  std::string f2 = repo.commit_all("f2");
+  repo.write("f.txt", "3");
+  std::string f3 = repo.commit_all("f3");
+  repo.git({"switch", "-q", "main"});
+  repo.write("a.txt", "2");
+  repo.commit_all("two");
+  auto vcs = detect_vcs(repo.dir());
+
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f1, f2, f3});
+  repo.git({"tag", "-a", "v1", "-m", "annotated", f1});  // a tag keeps f1 alive
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f2, f3});
+  repo.git({"tag", "light", f2});
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f3});
+  repo.git({"tag", "-a", "tree-tag", "-m", "a tree", "HEAD^{tree}"});  // reaches no commit
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f3});
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", "--detach", wt.string(), f3});  // another checkout's HEAD
+  CHECK(vcs->exclusive_commits("feat").empty());
+  repo.git({"worktree", "remove", wt.string()});
+  CHECK(vcs->exclusive_commits("main").size() == 1);
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f3});
+  CHECK_THROWS_WITH_AS(vcs->exclusive_commits("nope"), "no bookmark 'nope'", tether::VcsError);
+  (void)c1;
+}
+
+TEST_CASE("delete_bookmark deletes only from the expected commit and never a checked-out one") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  std::string c2 = repo.commit_all("two");
+  repo.git({"branch", "side", c1});
+  auto vcs = detect_vcs(repo.dir());
+
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("side", c2),
+                       ("bookmark 'side' moved: expected " + c2.substr(0, 12) + ", found " + c1.substr(0, 12)).c_str(),
+                       tether::VcsError);
+  CHECK(vcs->branches().at("side") == c1);
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("side", "side"),
+                       "cannot delete bookmark 'side': expected 'side' is not a full commit id", tether::VcsError);
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("main", c2), "bookmark 'main' is checked out here; switch away first",
+                       tether::VcsError);
+  CHECK(vcs->branches().at("main") == c2);
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", wt.string(), "side"});
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("side", c1),
+                       ("bookmark 'side' is checked out in the worktree at " + wt.string()).c_str(), tether::VcsError);
+  repo.git({"worktree", "remove", wt.string()});
+
+  vcs->delete_bookmark("side", c1);
+  CHECK_FALSE(vcs->branches().contains("side"));
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("side", c1),
+                       ("bookmark 'side' does not exist (expected at " + c1.substr(0, 12) + ")").c_str(),
+                       tether::VcsError);
+}
+
+TEST_CASE("remote_counterparts lists the remote-tracking refs of a bookmark") {
+  TempRepo upstream;
+  upstream.write("a.txt", "1");
+  upstream.commit_all("one");
+  upstream.git({"branch", "feat"});
+  upstream.git({"branch", "team/feat"});
+  TempRepo repo;
+  repo.write("b.txt", "1");
+  repo.commit_all("mine");
+  auto vcs = detect_vcs(repo.dir());
+  CHECK(vcs->remote_counterparts("feat").empty());
+
+  repo.git({"remote", "add", "origin", upstream.dir().string()});
+  repo.git({"remote", "add", "team/up", upstream.dir().string()});  // a remote name with a slash
+  repo.git({"fetch", "-q", "origin"});
+  repo.git({"fetch", "-q", "team/up"});
+  CHECK(vcs->remote_counterparts("feat") == std::vector<std::string>{"origin/feat", "team/up/feat"});
+  CHECK(vcs->remote_counterparts("main") == std::vector<std::string>{"origin/main", "team/up/main"});
+  CHECK(vcs->remote_counterparts("team/feat") == std::vector<std::string>{"origin/team/feat", "team/up/team/feat"});
+  CHECK(vcs->remote_counterparts("up/feat").empty());  // not origin's "team/up/feat"
+  CHECK(vcs->remote_counterparts("nope").empty());
+}
+
+TEST_CASE("forget_workspace removes a linked worktree and leaves the main one") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  repo.commit_all("one");
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", "-b", "w", wt.string()});
+  auto vcs = detect_vcs(repo.dir());
+  REQUIRE(vcs->workspace_roots().size() == 2);
+
+  CHECK_FALSE(vcs->forget_workspace(repo.dir()).has_value());  // the main worktree stays
+  CHECK_FALSE(vcs->forget_workspace(repo.dir() / "not-a-worktree").has_value());
+  auto done = vcs->forget_workspace(wt / ".");
+  REQUIRE(done.has_value());
+  CHECK(done->find(wt.string()) != std::string::npos);
+  CHECK_FALSE(fs::exists(wt));
+  CHECK(vcs->workspace_roots() == std::vector<fs::path>{repo.dir()});
+  CHECK(repo.git({"worktree", "list", "--porcelain"}).find(wt.string()) == std::string::npos);
+  CHECK(vcs->branches().contains("w"));  // its branch stays
+
+  // One whose directory is gone is forgotten too.
+  repo.git({"worktree", "add", "-q", "--detach", wt.string()});
+  fs::remove_all(wt);
+  CHECK(vcs->forget_workspace(wt).has_value());
+  CHECK(repo.git({"worktree", "list", "--porcelain"}).find(wt.string()) == std::string::npos);
+}
+
+TEST_CASE("forget_workspace of a bare repository's worktrees and of the current checkout") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  repo.commit_all("one");
+  tether::testing::TempDir tmp("tether-bare");
+  const fs::path bare = tmp.path() / "bare.git", w1 = tmp.path() / "w1", w2 = tmp.path() / "w2";
+  repo.git({"clone", "-q", "--bare", repo.dir().string(), bare.string()});
+  repo.git({"worktree", "add", "-q", "-b", "b1", w1.string()}, bare);
+  repo.git({"worktree", "add", "-q", "-b", "b2", w2.string()}, bare);
+  auto in_w2 = detect_vcs(w2);
+  REQUIRE(in_w2->workspace_roots() == std::vector<fs::path>{w1, w2});
+
+  // No main worktree here: the first linked one is just as removable.
+  CHECK(in_w2->forget_workspace(w1).has_value());
+  CHECK_FALSE(fs::exists(w1));
+  // Removing the checkout tether runs in would pull the floor from under it.
+  CHECK_THROWS_WITH_AS(in_w2->forget_workspace(w2), doctest::Contains("runs in"), tether::VcsError);
+  CHECK(fs::exists(w2));
 }

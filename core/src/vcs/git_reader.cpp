@@ -213,13 +213,16 @@ std::vector<Worktree> GitReader::worktrees() const {
   const std::string common = git_repository_commondir(repo_);
   if (!git_repository_is_worktree(repo_)) {
     out.push_back(describe(root_, repo_));
+    out.back().main = true;
   } else {
     git_repository* raw = nullptr;
     if (git_repository_open(&raw, common.c_str()) == 0) {
       Repository main_repo(raw);
       const char* workdir = git_repository_workdir(main_repo.get());
-      if (workdir != nullptr && !git_repository_is_bare(main_repo.get()))
+      if (workdir != nullptr && !git_repository_is_bare(main_repo.get())) {
         out.push_back(describe(without_trailing_slash(workdir), main_repo.get()));
+        out.back().main = true;
+      }
     }
   }
 

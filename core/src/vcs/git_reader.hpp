@@ -39,6 +39,7 @@ struct Worktree {
   std::optional<std::string> branch;  // the branch its HEAD names (also unborn); nullopt when detached
   bool current = false;               // the checkout this reader opened
   bool live = false;                  // its directory exists (a deleted one stays registered until pruned)
+  bool main = false;                  // the main worktree (not a linked one)
 };
 
 class GitReader {
