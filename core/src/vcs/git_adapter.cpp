@@ -59,6 +59,19 @@ bool is_commit_id(const std::string& s) {
 
 std::string short_id(const std::string& id) { return id.substr(0, 12); }
 
+// The non-empty lines of a command's output.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    if (nl > pos) lines.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string sha256_hex(const std::string& text) {
@@ -248,7 +261,11 @@ bool GitAdapter::uncommit(const std::string& commit) {
     std::string p = parent.out.substr(0, parent.out.find_first_of("\r\n"));
     git_.run({"reset", "--quiet", "--soft", p});
   } else {
-    git_.run({"update-ref", "-d", "HEAD", commit});  // a root commit: the branch becomes unborn
+    // A root commit: the branch becomes unborn. A detached HEAD has no branch to leave
+    // unborn, and deleting HEAD itself would leave no repository git recognises.
+    if (!reader_.current_branch())
+      throw VcsError("cannot uncommit the root commit " + short_id(commit) + " on a detached HEAD");
+    git_.run({"update-ref", "-d", "HEAD", commit});
   }
   return true;
 }
@@ -257,37 +274,28 @@ std::vector<std::string> GitAdapter::exclusive_commits(const std::string& name) 
   auto all = reader_.branches();
   auto it = all.find(name);
   if (it == all.end() || is_parking(name)) throw VcsError("no bookmark '" + name + "'");
-  std::vector<std::string> args = {"rev-list", "--reverse", it->second, "--not"};
-  ProcessResult refs = git_.run({"for-each-ref", "--format=%(objectname) %(objecttype) %(refname)", "refs/"});
-  std::size_t pos = 0;
-  while (pos < refs.out.size()) {
-    std::size_t nl = refs.out.find('\n', pos);
-    if (nl == std::string::npos) nl = refs.out.size();
-    std::string line = refs.out.substr(pos, nl - pos);
-    pos = nl + 1;
-    auto sp1 = line.find(' '), sp2 = line.find(' ', sp1 + 1);
-    if (sp1 == std::string::npos || sp2 == std::string::npos) continue;
-    if (line.substr(sp2 + 1) == "refs/heads/" + name) continue;
-    std::string type = line.substr(sp1 + 1, sp2 - sp1 - 1);
-    if (type != "commit" && type != "tag") continue;
-    args.push_back(line.substr(0, sp1));
+  // The other tips go in on stdin: a repository can have more refs than a command line holds.
+  std::string others;
+  ProcessResult refs =
+      git_.run({"for-each-ref", "--format=%(objectname) %(objecttype) %(*objecttype) %(refname)", "refs/"});
+  for (const std::string& line : lines_of(refs.out)) {
+    // "<id> <type> <peeled type> <ref>"; the peeled type is empty for anything but a tag.
+    auto sp1 = line.find(' '), sp2 = line.find(' ', sp1 + 1), sp3 = line.find(' ', sp2 + 1);
+    if (sp1 == std::string::npos || sp2 == std::string::npos || sp3 == std::string::npos) continue;
+    if (line.substr(sp3 + 1) == "refs/heads/" + name) continue;
+    std::string type = line.substr(sp1 + 1, sp2 - sp1 - 1), peeled = line.substr(sp2 + 1, sp3 - sp2 - 1);
+    // A tag of a tree or blob reaches no commit (and rev-list would refuse it).
+    if (type != "commit" && !(type == "tag" && peeled == "commit")) continue;
+    others += "^" + line.substr(0, sp1) + "\n";
   }
   // Other checkouts' HEADs keep their commits alive too (a detached one is no ref).
   for (const Worktree& wt : reader_.worktrees()) {
     if (wt.branch == name || !wt.live || wt.current) continue;
     ProcessResult h = git_.run({"-C", wt.root.string(), "rev-parse", "--verify", "--quiet", "HEAD"}, false);
-    if (h.ok()) args.push_back(h.out.substr(0, h.out.find_first_of("\r\n")));
+    if (h.ok()) others += "^" + h.out.substr(0, h.out.find_first_of("\r\n")) + "\n";
   }
-  ProcessResult out = git_.run(args);
-  std::vector<std::string> ids;
-  pos = 0;
-  while (pos < out.out.size()) {
-    std::size_t nl = out.out.find('\n', pos);
-    if (nl == std::string::npos) nl = out.out.size();
-    if (nl > pos) ids.push_back(out.out.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return ids;
+  std::vector<std::string> args = {"rev-list", "--reverse", it->second, "--stdin"};
+  return lines_of(git_.run(args, true, others).out);
 }
 
 void GitAdapter::delete_bookmark(const std::string& name, const std::string& expected) {
@@ -307,17 +315,15 @@ void GitAdapter::delete_bookmark(const std::string& name, const std::string& exp
 }
 
 std::vector<std::string> GitAdapter::remote_counterparts(const std::string& name) const {
-  ProcessResult refs = git_.run({"for-each-ref", "--format=%(refname:strip=2)", "refs/remotes/"});
+  // By configured remote rather than by splitting at the first '/': remote names may hold
+  // slashes too ("team/up/feat" is team/up's feat, not team's up/feat).
+  std::set<std::string> refs;
+  for (std::string& r : lines_of(git_.run({"for-each-ref", "--format=%(refname)", "refs/remotes/"}).out))
+    refs.insert(std::move(r));
   std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (pos < refs.out.size()) {
-    std::size_t nl = refs.out.find('\n', pos);
-    if (nl == std::string::npos) nl = refs.out.size();
-    std::string r = refs.out.substr(pos, nl - pos);
-    pos = nl + 1;
-    auto slash = r.find('/');
-    if (slash != std::string::npos && r.substr(slash + 1) == name) out.push_back(r);
-  }
+  for (const std::string& remote : lines_of(git_.run({"remote"}).out))
+    if (refs.contains("refs/remotes/" + remote + "/" + name)) out.push_back(remote + "/" + name);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -327,20 +333,15 @@ std::optional<std::string> GitAdapter::forget_workspace(const std::filesystem::p
     auto c = std::filesystem::weakly_canonical(p, ec);
     return ec ? p.lexically_normal() : c;
   };
-  auto wts = reader_.worktrees();
-  for (std::size_t i = 0; i < wts.size(); ++i) {
-    if (canon(wts[i].root) != canon(root)) continue;
-    if (i == 0) return std::nullopt;  // the main worktree stays
-    git_.run({"worktree", "remove", wts[i].root.string()});
-    return "git worktree " + wts[i].root.string() + " removed";
+  for (const Worktree& wt : reader_.worktrees()) {
+    if (canon(wt.root) != canon(root)) continue;
+    if (wt.main) return std::nullopt;  // the main worktree stays (a bare repository has none)
+    // git would remove it, leaving this adapter (and the process) in a deleted directory.
+    if (wt.current) throw VcsError("cannot forget the checkout tether runs in (" + wt.root.string() + ")");
+    git_.run({"worktree", "remove", wt.root.string()});
+    return "git worktree " + wt.root.string() + " removed";
   }
   return std::nullopt;
-}
-
-AbandonResult GitAdapter::abandon(const std::vector<std::string>& revs, const std::string& keep_dir) {
-  (void)revs;
-  (void)keep_dir;
-  throw VcsError("abandon is not implemented yet");
 }
 
 std::unique_ptr<VcsAdapter> detect_vcs(const std::filesystem::path& dataset_root, const std::string& git_executable) {

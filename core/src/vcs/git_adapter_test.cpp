@@ -41,11 +41,13 @@ class TempRepo {
 
   const fs::path& dir() const { return dir_; }
 
-  std::string git(const std::vector<std::string>& args, const fs::path& cwd = {}) const {
+  std::string git(const std::vector<std::string>& args, const fs::path& cwd = {},
+                  const std::vector<std::pair<std::string, std::string>>& env = {}) const {
     std::vector<std::string> argv = {"git"};
     argv.insert(argv.end(), args.begin(), args.end());
     ProcessOptions options;
     options.cwd = cwd.empty() ? dir_ : cwd;
+    options.set_env = env;
     auto r = run_process(argv, options);
     if (!r.ok()) throw std::runtime_error("test git failed: " + join_argv(argv) + ": " + r.err);
     std::string out = r.out;
@@ -62,6 +64,42 @@ class TempRepo {
     git({"add", "-A"});
     git({"commit", "-q", "-m", message});
     return git({"rev-parse", "HEAD"});
+  }
+
+  // Same, with fixed author and committer dates ("@<seconds> <zone>") and its own identity,
+  // so a rewrite that did not carry them over shows.
+  std::string commit_all_dated(const std::string& message, const std::string& author_date,
+                               const std::string& committer_date) const {
+    git({"add", "-A"});
+    git({"commit", "-q", "-m", message}, {},
+        {{"GIT_AUTHOR_DATE", author_date}, {"GIT_COMMITTER_DATE", committer_date},
+         {"GIT_AUTHOR_NAME", "Ada Author"}, {"GIT_AUTHOR_EMAIL", "ada@example.invalid"}});
+    return git({"rev-parse", "HEAD"});
+  }
+
+  // Content of `path` at `rev`; nullopt when absent.
+  std::optional<std::string> show(const std::string& rev, const std::string& path) const {
+    std::vector<std::string> argv = {"git", "cat-file", "-p", rev + ":" + path};
+    ProcessOptions options;
+    options.cwd = dir_;
+    auto r = run_process(argv, options);
+    if (!r.ok()) return std::nullopt;
+    return r.out;
+  }
+
+  std::string read(const std::string& rel) const {
+    std::ifstream in(dir_ / rel, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+  }
+
+  // Every ref, HEAD, the index and the working tree's status: equal before and after an
+  // operation that must change nothing.
+  std::string state() const {
+    return git({"for-each-ref", "--format=%(refname) %(objectname)"}) + "\n" + git({"rev-parse", "--symbolic-full-name", "HEAD"}) +
+           " " + git({"rev-parse", "HEAD"}) + "\n" + git({"ls-files", "-s"}) + "\n" +
+           git({"status", "--porcelain"});
   }
 
   std::vector<std::string> files_in(const std::string& rev) const {
@@ -757,4 +795,446 @@ TEST_CASE("workspace_roots lists the main and every live linked worktree") {
   CHECK(vcs->workspace_roots() == std::vector<fs::path>{repo.dir(), wt1});
   CHECK(detect_vcs(wt1)->workspace_roots() == std::vector<fs::path>{repo.dir(), wt1});
   fs::remove_all(wt1);
+}
+
+// ---- history surgery ----
+
+namespace {
+
+const std::string kKeep = ".tether/objects";
+
+std::string meta(const TempRepo& repo, const std::string& rev) {
+  return repo.git({"log", "-1", "--format=%an|%ae|%ad|%cn|%ce|%cd|%B", "--date=raw", rev});
+}
+
+std::string parents_of(const TempRepo& repo, const std::string& rev) {
+  std::string line = repo.git({"rev-list", "--parents", "-n", "1", rev});
+  return line.size() > 41 ? line.substr(41) : "";
+}
+
+}  // namespace
+
+TEST_CASE("alive_commits keeps only commits some ref or worktree HEAD still reaches") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  std::string c2 = repo.commit_all("two");
+  auto vcs = detect_vcs(repo.dir());
+  CHECK(vcs->alive_commits({c1, c2}) == std::set<std::string>{c1, c2});
+  CHECK(vcs->alive_commits({}).empty());
+
+  repo.git({"reset", "-q", "--hard", c1});  // c2 only in the reflog now: not alive
+  CHECK(vcs->alive_commits({c1, c2}) == std::set<std::string>{c1});
+  repo.git({"tag", "keep", c2});
+  CHECK(vcs->alive_commits({c2}) == std::set<std::string>{c2});
+  repo.git({"tag", "-d", "keep"});
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", "--detach", wt.string(), c2});  // a detached HEAD elsewhere
+  CHECK(vcs->alive_commits({c2}) == std::set<std::string>{c2});
+  repo.git({"worktree", "remove", wt.string()});
+  CHECK(vcs->alive_commits({c2, "0123456789012345678901234567890123456789"}).empty());
+}
+
+TEST_CASE("uncommit undoes the checked-out commit only, keeping its files") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  repo.write("b.txt", "new");
+  std::string c2 = repo.commit_all("two");
+  auto vcs = detect_vcs(repo.dir());
+
+  const std::string before = repo.state();
+  CHECK_FALSE(vcs->uncommit(c1));  // not HEAD: nothing changes
+  CHECK(repo.state() == before);
+
+  CHECK(vcs->uncommit(c2));
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+  CHECK(vcs->current_branch() == std::optional<std::string>("main"));
+  CHECK(repo.read("a.txt") == "2");
+  CHECK(repo.read("b.txt") == "new");
+  CHECK(repo.git({"diff", "--cached", "--name-only"}) == "a.txt\nb.txt");  // staged, as reset --soft leaves them
+
+  // The root commit: the branch becomes unborn, the files stay staged.
+  CHECK(vcs->uncommit(c1));
+  CHECK_FALSE(vcs->head().has_value());
+  CHECK(vcs->current_branch() == std::optional<std::string>("main"));
+  CHECK(vcs->branches().empty());
+  CHECK(repo.read("a.txt") == "2");
+  CHECK(repo.git({"ls-files"}) == "a.txt\nb.txt");
+}
+
+TEST_CASE("uncommit refuses the root commit on a detached HEAD") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.git({"switch", "-q", "--detach", "HEAD"});
+  auto vcs = detect_vcs(repo.dir());
+  CHECK_THROWS_WITH_AS(vcs->uncommit(c1), doctest::Contains("detached HEAD"), tether::VcsError);
+  CHECK(repo.git({"rev-parse", "HEAD"}) == c1);  // HEAD is still there
+  CHECK(vcs->head() == std::optional<std::string>(c1));
+}
+
+TEST_CASE("abandon drops a middle commit; descendants keep their own manifests (snapshot semantics)") {
+  TempRepo repo;
+  repo.write(kKeep + "/m.toml", "v1\n");
+  repo.write("data.txt", "d1\n");
+  std::string c1 = repo.commit_all("one");
+  repo.write(kKeep + "/m.toml", "v2\n");      // conflicts with c3's change once c2 is gone
+  repo.write(kKeep + "/n.toml", "added\n");   // c3 holds it, so c3' keeps it
+  repo.write("outside.txt", "o\n");           // outside keep_dir: dropped from descendants
+  std::string c2 = repo.commit_all("two");
+  repo.write(kKeep + "/m.toml", "v3\n");
+  repo.write("later.txt", "l\n");
+  std::string c3 = repo.commit_all_dated("three\n\nbody line\n", "@1600000000 +0200", "@1600000100 -0130");
+  auto vcs = detect_vcs(repo.dir());
+
+  AbandonResult r = vcs->abandon({"HEAD~1"}, kKeep);
+  CHECK(r.abandoned == std::vector<std::string>{c2});
+  REQUIRE(r.rewritten.size() == 1);
+  REQUIRE(r.rewritten.contains(c3));
+  const std::string n3 = r.rewritten.at(c3);
+  CHECK(n3 != c3);
+  CHECK(vcs->head() == std::optional<std::string>(n3));
+  CHECK(vcs->current_branch() == std::optional<std::string>("main"));
+  CHECK(parents_of(repo, n3) == c1);
+  CHECK(meta(repo, n3) == meta(repo, c3));  // author, committer, dates and message kept
+
+  // keep_dir exactly as c3 held it; outside it, c2's change is gone and c3's stays.
+  CHECK(vcs->read_tree_files(n3, kKeep) == vcs->read_tree_files(c3, kKeep));
+  CHECK(repo.show(n3, kKeep + "/m.toml") == std::optional<std::string>("v3\n"));
+  CHECK(repo.show(n3, kKeep + "/n.toml") == std::optional<std::string>("added\n"));
+  CHECK_FALSE(repo.show(n3, "outside.txt").has_value());
+  CHECK(repo.show(n3, "later.txt") == std::optional<std::string>("l\n"));
+  CHECK(repo.show(n3, "data.txt") == std::optional<std::string>("d1\n"));
+
+  // The working tree and index follow; c2 and c3 are no longer reachable.
+  CHECK(repo.git({"status", "--porcelain"}).empty());
+  CHECK_FALSE(fs::exists(repo.dir() / "outside.txt"));
+  CHECK(repo.read(kKeep + "/m.toml") == "v3\n");
+  CHECK(vcs->alive_commits({c1, c2, c3}) == std::set<std::string>{c1});
+  CHECK_FALSE(fs::exists(repo.dir() / ".git" / "rebase-merge"));
+}
+
+TEST_CASE("abandon of several commits, of HEAD itself, and on a detached HEAD") {
+  TempRepo repo;
+  repo.write("sub/" + kKeep + "/m.toml", "v1\n");
+  std::string c1 = repo.commit_all("one");
+  repo.write("x.txt", "x\n");
+  std::string c2 = repo.commit_all("two");
+  repo.write("sub/" + kKeep + "/m.toml", "v3\n");
+  std::string c3 = repo.commit_all("three");
+  repo.write("y.txt", "y\n");
+  std::string c4 = repo.commit_all("four");
+  repo.write("sub/" + kKeep + "/m.toml", "v5\n");
+  std::string c5 = repo.commit_all("five");
+  auto vcs = detect_vcs(repo.dir());
+
+  SUBCASE("two non-adjacent commits") {
+    AbandonResult r = vcs->abandon({c4, c2}, "sub/" + kKeep + "/");
+    CHECK(r.abandoned == std::vector<std::string>{c4, c2});
+    REQUIRE(r.rewritten.size() == 2);
+    const std::string n3 = r.rewritten.at(c3), n5 = r.rewritten.at(c5);
+    CHECK(parents_of(repo, n3) == c1);
+    CHECK(parents_of(repo, n5) == n3);
+    CHECK(vcs->head() == std::optional<std::string>(n5));
+    CHECK(repo.files_in(n5) == std::vector<std::string>{"sub/" + kKeep + "/m.toml"});
+    CHECK(repo.show(n3, "sub/" + kKeep + "/m.toml") == std::optional<std::string>("v3\n"));
+    CHECK(repo.show(n5, "sub/" + kKeep + "/m.toml") == std::optional<std::string>("v5\n"));
+    CHECK_FALSE(fs::exists(repo.dir() / "x.txt"));
+    CHECK_FALSE(fs::exists(repo.dir() / "y.txt"));
+  }
+  SUBCASE("two adjacent commits") {
+    AbandonResult r = vcs->abandon({c3, c4}, "sub/" + kKeep);
+    REQUIRE(r.rewritten.size() == 1);
+    CHECK(parents_of(repo, r.rewritten.at(c5)) == c2);
+    CHECK(repo.files_in("HEAD") == std::vector<std::string>{"sub/" + kKeep + "/m.toml", "x.txt"});
+  }
+  SUBCASE("HEAD with no descendants: the branch moves to its parent") {
+    AbandonResult r = vcs->abandon({c5}, kKeep);
+    CHECK(r.abandoned == std::vector<std::string>{c5});
+    CHECK(r.rewritten.empty());
+    CHECK(vcs->head() == std::optional<std::string>(c4));
+    CHECK(vcs->current_branch() == std::optional<std::string>("main"));
+    CHECK(repo.read("sub/" + kKeep + "/m.toml") == "v3\n");
+    CHECK(repo.git({"status", "--porcelain"}).empty());
+  }
+  SUBCASE("detached HEAD moves, the branch left behind stays") {
+    repo.git({"switch", "-q", "--detach", "HEAD"});
+    AbandonResult r = vcs->abandon({c4}, kKeep);
+    const std::string n5 = r.rewritten.at(c5);
+    CHECK(vcs->head() == std::optional<std::string>(n5));
+    CHECK_FALSE(vcs->current_branch().has_value());
+    // main pointed at c5, a rewritten commit: it follows.
+    CHECK(vcs->branches().at("main") == n5);
+  }
+}
+
+TEST_CASE("abandon moves the other branches at rewritten commits and leaves the rest") {
+  TempRepo repo;
+  repo.write(kKeep + "/m.toml", "v1\n");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "a\n");
+  std::string c2 = repo.commit_all("two");
+  repo.write(kKeep + "/m.toml", "v3\n");
+  std::string c3 = repo.commit_all("three");
+  repo.write("b.txt", "b\n");
+  std::string c4 = repo.commit_all("four");
+  repo.git({"branch", "at-c3", c3});
+  repo.git({"branch", "at-c1", c1});
+  repo.git({"branch", "at-c2", c2});
+  repo.git({"tag", "t3", c3});
+  auto vcs = detect_vcs(repo.dir());
+
+  AbandonResult r = vcs->abandon({c2}, kKeep);
+  CHECK(vcs->branches().at("at-c3") == r.rewritten.at(c3));
+  CHECK(vcs->branches().at("main") == r.rewritten.at(c4));
+  CHECK(vcs->branches().at("at-c1") == c1);
+  CHECK(vcs->branches().at("at-c2") == c2);  // the abandoned commit's own branch is the caller's
+  CHECK(repo.git({"rev-parse", "t3^{commit}"}) == c3);  // tags never move
+  CHECK(vcs->current_branch() == std::optional<std::string>("main"));
+}
+
+TEST_CASE("abandon replays a merge onto the rewritten side") {
+  TempRepo repo;
+  repo.write(kKeep + "/m.toml", "v1\n");
+  std::string c1 = repo.commit_all("one");
+  repo.git({"switch", "-q", "-c", "side"});
+  repo.write("side.txt", "s\n");
+  std::string s1 = repo.commit_all("side");
+  repo.git({"switch", "-q", "main"});
+  repo.write("drop.txt", "d\n");
+  std::string c2 = repo.commit_all("two");
+  repo.write(kKeep + "/m.toml", "v3\n");
+  std::string c3 = repo.commit_all("three");
+  repo.git({"merge", "-q", "--no-edit", "side"});
+  std::string m = repo.git({"rev-parse", "HEAD"});
+  auto vcs = detect_vcs(repo.dir());
+
+  AbandonResult r = vcs->abandon({c2}, kKeep);
+  REQUIRE(r.rewritten.size() == 2);
+  const std::string n3 = r.rewritten.at(c3), nm = r.rewritten.at(m);
+  CHECK(parents_of(repo, nm) == n3 + " " + s1);
+  CHECK(repo.files_in(nm) == std::vector<std::string>{kKeep + "/m.toml", "side.txt"});
+  CHECK(repo.show(nm, kKeep + "/m.toml") == std::optional<std::string>("v3\n"));
+  CHECK(vcs->branches().at("side") == s1);
+  CHECK(vcs->head() == std::optional<std::string>(nm));
+}
+
+TEST_CASE("abandon refuses, changing nothing") {
+  TempRepo repo;
+  repo.write(kKeep + "/m.toml", "v1\n");
+  repo.write("a.txt", "1\n");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2\n");
+  std::string c2 = repo.commit_all("two");
+  repo.write("a.txt", "3\n");  // conflicts with c2 going away
+  repo.write(kKeep + "/m.toml", "v3\n");
+  std::string c3 = repo.commit_all("three");
+  repo.git({"branch", "other", c3});
+  auto vcs = detect_vcs(repo.dir());
+  const std::string before = repo.state();
+
+  SUBCASE("a conflict outside keep_dir") {
+    CHECK_THROWS_WITH_AS(vcs->abandon({c2}, kKeep), "git: abandoning conflicts outside the dataset (a.txt); resolve by hand",
+                         tether::VcsError);
+    CHECK(repo.state() == before);
+    CHECK_FALSE(fs::exists(repo.dir() / ".git" / "rebase-merge"));
+    CHECK_FALSE(fs::exists(repo.dir() / ".git" / "rebase-apply"));
+    // The same conflict is no conflict when it lies inside keep_dir: "" is the whole tree.
+    AbandonResult r = vcs->abandon({c2}, "");
+    CHECK(repo.files_in("HEAD") == repo.files_in(c3));
+    CHECK(repo.show("HEAD", "a.txt") == std::optional<std::string>("3\n"));
+    CHECK(parents_of(repo, r.rewritten.at(c3)) == c1);
+  }
+  SUBCASE("a dirty tree") {
+    repo.write("a.txt", "dirty\n");
+    const std::string dirty = repo.state();
+    CHECK_THROWS_WITH_AS(vcs->abandon({c2}, kKeep), "git: commit or stash your changes before abandoning",
+                         tether::VcsError);
+    CHECK(repo.state() == dirty);
+    repo.git({"add", "a.txt"});  // staged counts too
+    CHECK_THROWS_WITH_AS(vcs->abandon({c2}, kKeep), "git: commit or stash your changes before abandoning",
+                         tether::VcsError);
+  }
+  SUBCASE("a commit not on the current branch") {
+    repo.git({"switch", "-q", "-c", "side", c1});
+    repo.write("s.txt", "s\n");
+    std::string s1 = repo.commit_all("side");
+    repo.git({"switch", "-q", "main"});
+    const std::string now = repo.state();
+    CHECK_THROWS_WITH_AS(vcs->abandon({s1}, kKeep),
+                         ("git: " + s1.substr(0, 12) +
+                          " is not on the current branch; tether can only abandon commits of the checked-out history")
+                             .c_str(),
+                         tether::VcsError);
+    CHECK(repo.state() == now);
+  }
+  SUBCASE("the root commit") {
+    CHECK_THROWS_WITH_AS(vcs->abandon({c2, c1}, kKeep), ("git: cannot abandon the root commit " + c1.substr(0, 12)).c_str(),
+                         tether::VcsError);
+    CHECK(repo.state() == before);
+  }
+  SUBCASE("a rewritten branch checked out in another worktree") {
+    fs::path wt = repo.dir().string() + "-wt";
+    repo.git({"worktree", "add", "-q", wt.string(), "other"});
+    const std::string now = repo.state();
+    CHECK_THROWS_WITH_AS(vcs->abandon({c2}, ""), doctest::Contains("branch 'other'"), tether::VcsError);
+    CHECK(repo.state() == now);
+    repo.git({"worktree", "remove", wt.string()});
+  }
+  SUBCASE("an unknown revision") {
+    CHECK_THROWS_WITH_AS(vcs->abandon({"nope"}, kKeep), "unknown revision 'nope'", tether::VcsError);
+    CHECK(repo.state() == before);
+  }
+}
+
+TEST_CASE("abandon ignores untracked files that are not in the way") {
+  TempRepo repo;
+  repo.write("a.txt", "1\n");
+  repo.commit_all("one");
+  repo.write("b.txt", "2\n");
+  std::string c2 = repo.commit_all("two");
+  repo.write("c.txt", "3\n");
+  std::string c3 = repo.commit_all("three");
+  repo.write("untracked.txt", "u\n");
+  auto vcs = detect_vcs(repo.dir());
+  AbandonResult r = vcs->abandon({c2}, kKeep);
+  CHECK(repo.files_in("HEAD") == std::vector<std::string>{"a.txt", "c.txt"});
+  CHECK(repo.read("untracked.txt") == "u\n");
+  CHECK(r.rewritten.contains(c3));
+}
+
+TEST_CASE("exclusive_commits lists what only the bookmark reaches, oldest first") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.git({"switch", "-q", "-c", "feat"});
+  repo.write("f.txt", "1");
+  std::string f1 = repo.commit_all("f1");
+  repo.write("f.txt", "2");
+  std::string f2 = repo.commit_all("f2");
+  repo.write("f.txt", "3");
+  std::string f3 = repo.commit_all("f3");
+  repo.git({"switch", "-q", "main"});
+  repo.write("a.txt", "2");
+  repo.commit_all("two");
+  auto vcs = detect_vcs(repo.dir());
+
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f1, f2, f3});
+  repo.git({"tag", "-a", "v1", "-m", "annotated", f1});  // a tag keeps f1 alive
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f2, f3});
+  repo.git({"tag", "light", f2});
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f3});
+  repo.git({"tag", "-a", "tree-tag", "-m", "a tree", "HEAD^{tree}"});  // reaches no commit
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f3});
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", "--detach", wt.string(), f3});  // another checkout's HEAD
+  CHECK(vcs->exclusive_commits("feat").empty());
+  repo.git({"worktree", "remove", wt.string()});
+  CHECK(vcs->exclusive_commits("main").size() == 1);
+  CHECK(vcs->exclusive_commits("feat") == std::vector<std::string>{f3});
+  CHECK_THROWS_WITH_AS(vcs->exclusive_commits("nope"), "no bookmark 'nope'", tether::VcsError);
+  (void)c1;
+}
+
+TEST_CASE("delete_bookmark deletes only from the expected commit and never a checked-out one") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  std::string c1 = repo.commit_all("one");
+  repo.write("a.txt", "2");
+  std::string c2 = repo.commit_all("two");
+  repo.git({"branch", "side", c1});
+  auto vcs = detect_vcs(repo.dir());
+
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("side", c2),
+                       ("bookmark 'side' moved: expected " + c2.substr(0, 12) + ", found " + c1.substr(0, 12)).c_str(),
+                       tether::VcsError);
+  CHECK(vcs->branches().at("side") == c1);
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("side", "side"),
+                       "cannot delete bookmark 'side': expected 'side' is not a full commit id", tether::VcsError);
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("main", c2), "bookmark 'main' is checked out here; switch away first",
+                       tether::VcsError);
+  CHECK(vcs->branches().at("main") == c2);
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", wt.string(), "side"});
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("side", c1),
+                       ("bookmark 'side' is checked out in the worktree at " + wt.string()).c_str(), tether::VcsError);
+  repo.git({"worktree", "remove", wt.string()});
+
+  vcs->delete_bookmark("side", c1);
+  CHECK_FALSE(vcs->branches().contains("side"));
+  CHECK_THROWS_WITH_AS(vcs->delete_bookmark("side", c1),
+                       ("bookmark 'side' does not exist (expected at " + c1.substr(0, 12) + ")").c_str(),
+                       tether::VcsError);
+}
+
+TEST_CASE("remote_counterparts lists the remote-tracking refs of a bookmark") {
+  TempRepo upstream;
+  upstream.write("a.txt", "1");
+  upstream.commit_all("one");
+  upstream.git({"branch", "feat"});
+  upstream.git({"branch", "team/feat"});
+  TempRepo repo;
+  repo.write("b.txt", "1");
+  repo.commit_all("mine");
+  auto vcs = detect_vcs(repo.dir());
+  CHECK(vcs->remote_counterparts("feat").empty());
+
+  repo.git({"remote", "add", "origin", upstream.dir().string()});
+  repo.git({"remote", "add", "team/up", upstream.dir().string()});  // a remote name with a slash
+  repo.git({"fetch", "-q", "origin"});
+  repo.git({"fetch", "-q", "team/up"});
+  CHECK(vcs->remote_counterparts("feat") == std::vector<std::string>{"origin/feat", "team/up/feat"});
+  CHECK(vcs->remote_counterparts("main") == std::vector<std::string>{"origin/main", "team/up/main"});
+  CHECK(vcs->remote_counterparts("team/feat") == std::vector<std::string>{"origin/team/feat", "team/up/team/feat"});
+  CHECK(vcs->remote_counterparts("up/feat").empty());  // not origin's "team/up/feat"
+  CHECK(vcs->remote_counterparts("nope").empty());
+}
+
+TEST_CASE("forget_workspace removes a linked worktree and leaves the main one") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  repo.commit_all("one");
+  fs::path wt = repo.dir().string() + "-wt";
+  repo.git({"worktree", "add", "-q", "-b", "w", wt.string()});
+  auto vcs = detect_vcs(repo.dir());
+  REQUIRE(vcs->workspace_roots().size() == 2);
+
+  CHECK_FALSE(vcs->forget_workspace(repo.dir()).has_value());  // the main worktree stays
+  CHECK_FALSE(vcs->forget_workspace(repo.dir() / "not-a-worktree").has_value());
+  auto done = vcs->forget_workspace(wt / ".");
+  REQUIRE(done.has_value());
+  CHECK(done->find(wt.string()) != std::string::npos);
+  CHECK_FALSE(fs::exists(wt));
+  CHECK(vcs->workspace_roots() == std::vector<fs::path>{repo.dir()});
+  CHECK(repo.git({"worktree", "list", "--porcelain"}).find(wt.string()) == std::string::npos);
+  CHECK(vcs->branches().contains("w"));  // its branch stays
+
+  // One whose directory is gone is forgotten too.
+  repo.git({"worktree", "add", "-q", "--detach", wt.string()});
+  fs::remove_all(wt);
+  CHECK(vcs->forget_workspace(wt).has_value());
+  CHECK(repo.git({"worktree", "list", "--porcelain"}).find(wt.string()) == std::string::npos);
+}
+
+TEST_CASE("forget_workspace of a bare repository's worktrees and of the current checkout") {
+  TempRepo repo;
+  repo.write("a.txt", "1");
+  repo.commit_all("one");
+  tether::testing::TempDir tmp("tether-bare");
+  const fs::path bare = tmp.path() / "bare.git", w1 = tmp.path() / "w1", w2 = tmp.path() / "w2";
+  repo.git({"clone", "-q", "--bare", repo.dir().string(), bare.string()});
+  repo.git({"worktree", "add", "-q", "-b", "b1", w1.string()}, bare);
+  repo.git({"worktree", "add", "-q", "-b", "b2", w2.string()}, bare);
+  auto in_w2 = detect_vcs(w2);
+  REQUIRE(in_w2->workspace_roots() == std::vector<fs::path>{w1, w2});
+
+  // No main worktree here: the first linked one is just as removable.
+  CHECK(in_w2->forget_workspace(w1).has_value());
+  CHECK_FALSE(fs::exists(w1));
+  // Removing the checkout tether runs in would pull the floor from under it.
+  CHECK_THROWS_WITH_AS(in_w2->forget_workspace(w2), doctest::Contains("runs in"), tether::VcsError);
+  CHECK(fs::exists(w2));
 }

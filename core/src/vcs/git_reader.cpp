@@ -2,49 +2,16 @@
 // unique_ptr with its free function; errors become VcsError with libgit2's message.
 #include "vcs/git_reader.hpp"
 
-#include <git2.h>
-
 #include <algorithm>
 #include <cstring>
 
 #include "tether/errors.hpp"
+#include "vcs/git2_util.hpp"
 
 namespace tether::vcs {
 namespace {
 
-template <typename T, void (*Free)(T*)>
-struct Freer {
-  void operator()(T* p) const { Free(p); }
-};
-template <typename T, void (*Free)(T*)>
-using Owned = std::unique_ptr<T, Freer<T, Free>>;
-
-using Object = Owned<git_object, git_object_free>;
-using Commit = Owned<git_commit, git_commit_free>;
-using Tree = Owned<git_tree, git_tree_free>;
-using TreeEntry = Owned<git_tree_entry, git_tree_entry_free>;
-using Blob = Owned<git_blob, git_blob_free>;
-using Revwalk = Owned<git_revwalk, git_revwalk_free>;
-using Reference = Owned<git_reference, git_reference_free>;
-using RefIterator = Owned<git_reference_iterator, git_reference_iterator_free>;
-using BranchIterator = Owned<git_branch_iterator, git_branch_iterator_free>;
-using StatusList = Owned<git_status_list, git_status_list_free>;
-using Index = Owned<git_index, git_index_free>;
-using Repository = Owned<git_repository, git_repository_free>;
-using WorktreeHandle = Owned<git_worktree, git_worktree_free>;
-
-std::string last_error() {
-  const git_error* e = git_error_last();
-  return e != nullptr && e->message != nullptr ? e->message : "unknown libgit2 error";
-}
-
-[[noreturn]] void fail(const std::string& what) { throw VcsError(what + ": " + last_error()); }
-
-std::string hex(const git_oid& oid) {
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, &oid);
-  return buf;
-}
+using namespace git2;  // handles, fail(), hex()
 
 std::string key(const git_oid& oid) { return std::string(reinterpret_cast<const char*>(oid.id), GIT_OID_RAWSZ); }
 
@@ -246,13 +213,16 @@ std::vector<Worktree> GitReader::worktrees() const {
   const std::string common = git_repository_commondir(repo_);
   if (!git_repository_is_worktree(repo_)) {
     out.push_back(describe(root_, repo_));
+    out.back().main = true;
   } else {
     git_repository* raw = nullptr;
     if (git_repository_open(&raw, common.c_str()) == 0) {
       Repository main_repo(raw);
       const char* workdir = git_repository_workdir(main_repo.get());
-      if (workdir != nullptr && !git_repository_is_bare(main_repo.get()))
+      if (workdir != nullptr && !git_repository_is_bare(main_repo.get())) {
         out.push_back(describe(without_trailing_slash(workdir), main_repo.get()));
+        out.back().main = true;
+      }
     }
   }
 

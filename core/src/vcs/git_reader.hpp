@@ -39,6 +39,7 @@ struct Worktree {
   std::optional<std::string> branch;  // the branch its HEAD names (also unborn); nullopt when detached
   bool current = false;               // the checkout this reader opened
   bool live = false;                  // its directory exists (a deleted one stays registered until pruned)
+  bool main = false;                  // the main worktree (not a linked one)
 };
 
 class GitReader {
@@ -71,6 +72,15 @@ class GitReader {
   std::vector<std::string> tracked(const std::vector<std::string>& paths) const;
 
   CacheStats cache_stats() const;
+
+  // Runs `fn(git_repository*)` under the reader's mutex, for the adapter's own libgit2 work
+  // (abandon writes trees and commits into the object database; never refs, index or files).
+  // `fn` must not call back into the reader.
+  template <typename Fn>
+  decltype(auto) with_repository(Fn&& fn) const {
+    std::lock_guard lock(mutex_);
+    return fn(repo_);
+  }
 
  private:
   git_commit* lookup_commit(const std::string& rev) const;  // caller frees; mutex held

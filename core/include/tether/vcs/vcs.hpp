@@ -135,7 +135,8 @@ class VcsAdapter {
   virtual std::set<std::string> alive_commits(const std::vector<std::string>& commits) const = 0;
   // Undoes `commit` when it is the checked-out commit: the branch moves to its first parent
   // and the files stay as they are (`git reset --soft C^`; a root commit leaves the branch
-  // unborn). Returns false, changing nothing, when HEAD is not `commit`.
+  // unborn). Returns false, changing nothing, when HEAD is not `commit`. A root commit on a
+  // detached HEAD (no branch to leave unborn) is VcsError.
   virtual bool uncommit(const std::string& commit) = 0;
   // Removes commits from the checked-out history (spec §5.4). Each must be an ancestor of
   // HEAD and not a root; the tree must be clean under the paths git tracks. Descendants are
@@ -143,7 +144,8 @@ class VcsAdapter {
   // holds exactly what it held before (manifests are snapshots, not patches); a conflict
   // outside `keep_dir` aborts and changes nothing. The checked-out branch (or detached HEAD)
   // moves to the rewritten head; every other local branch pointing at a rewritten commit
-  // follows it. VcsError with the reason otherwise.
+  // follows it (refused when such a branch is checked out in another worktree). VcsError
+  // with the reason otherwise.
   virtual AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) = 0;
   // Commits reachable from bookmark `name` and from no other ref under refs/ (nor any other
   // worktree's HEAD), oldest first (`git rev-list --reverse B ^<other refs>`).
@@ -155,6 +157,7 @@ class VcsAdapter {
   virtual std::vector<std::string> remote_counterparts(const std::string& name) const = 0;
   // Removes the linked worktree at `root` (`git worktree remove`) and says what was done;
   // nullopt for the main worktree or a root that is no worktree of this repository.
+  // The checkout this adapter was opened in is refused (VcsError).
   virtual std::optional<std::string> forget_workspace(const std::filesystem::path& root) = 0;
 };
 
