@@ -71,6 +71,7 @@ const std::vector<std::string>& required_preconditions(const std::string& comman
       {"new", {"workspace_id", "manifest_hash"}},
       {"restore", {"workspace_id", "workspace_bookmark", "manifest_hash"}},
       {"promote", {"workspace_id", "workspace_bookmark", "bookmark_head", "manifest_hash"}},
+      {"repair", {"workspace_id", "history_digest"}},
   };
   static const std::vector<std::string> none;
   auto it = req.find(command);
