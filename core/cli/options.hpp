@@ -82,6 +82,17 @@ struct LogOptions {
   int limit = 20;
 };
 
+// ops, undo, repair (cli/ops.cpp)
+struct OpsOptions { int limit = 20; };
+struct UndoOptions {
+  std::optional<std::string> op_id;
+  bool discard = false;
+};
+struct RepairOptions {
+  bool all_history = false;
+  PlanFlags plan;
+};
+
 int run_init(const Global&, const InitOptions&);
 int run_backends(const Global&, const BackendsOptions&);
 int run_add(const Global&, const AddOptions&);
@@ -98,5 +109,8 @@ int run_restore(const Global&, const RestoreOptions&);
 int run_diff(const Global&, const DiffOptions&);
 int run_verify(const Global&, const VerifyOptions&);
 int run_log(const Global&, const LogOptions&);
+int run_ops(const Global&, const OpsOptions&);
+int run_undo(const Global&, const UndoOptions&);
+int run_repair(const Global&, const RepairOptions&);
 
 }  // namespace tether::cli
