@@ -53,14 +53,7 @@ ok tether status --json
 
 # a commit killed after its pin and manifests, before the VCS commit
 mem_edit sys1 advance >/dev/null
-cat >.git/hooks/pre-commit <<'SH'
-#!/bin/sh
-tether_pid=$(ps -o ppid= -p "$PPID" 2>/dev/null | tr -d ' ')
-[ -n "$tether_pid" ] || tether_pid=$(cut -d' ' -f4 "/proc/$PPID/stat")
-kill -9 "$tether_pid"
-exit 1
-SH
-chmod +x .git/hooks/pre-commit
+kill_tether_at_git_commit
 run sh -c '"$1" commit -m crash' sh "$TETHER"
 [ "$RC" -eq 137 ] || fail "expected tether to die by SIGKILL (exit 137), got $RC"
 rm .git/hooks/pre-commit
