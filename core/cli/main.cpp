@@ -201,6 +201,24 @@ int main(int argc, char** argv) {
   add_plan_flags(gc, gc_o.plan);
   add_json(gc);
   gc->callback([&] { action = [&] { return run_gc(g, gc_o); }; });
+  // ops, undo, repair
+  OpsOptions ops_o;
+  auto* ops = app.add_subcommand("ops", "list this checkout's operations, newest first");
+  ops->add_option("-n,--limit", ops_o.limit, "entries (0: all)")->check(CLI::NonNegativeNumber);
+  add_json(ops);
+  ops->callback([&] { action = [&] { return run_ops(g, ops_o); }; });
+  UndoOptions undo_o;
+  auto* undo = app.add_subcommand("undo", "reverse an operation (default: the newest not undone)");
+  undo->add_option("op_id", undo_o.op_id, "operation id (tether ops lists them)");
+  undo->add_flag("--discard", undo_o.discard, "delete created branches even when they gained writes");
+  add_json(undo);
+  undo->callback([&] { action = [&] { return run_undo(g, undo_o); }; });
+  RepairOptions repair_o;
+  auto* repair = app.add_subcommand("repair", "recreate missing pins and working branches the manifests promise");
+  repair->add_flag("--all-history", repair_o.all_history, "also the pins every commit's manifests name");
+  add_plan_flags(repair, repair_o.plan);
+  add_json(repair);
+  repair->callback([&] { action = [&] { return run_repair(g, repair_o); }; });
 
   try {
     app.parse(argc, argv);

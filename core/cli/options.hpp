@@ -104,6 +104,16 @@ struct ForgetWorkspaceOptions {
   std::optional<std::string> workspace;
   PlanFlags plan;
 };
+// ops, undo, repair (cli/ops.cpp)
+struct OpsOptions { int limit = 20; };
+struct UndoOptions {
+  std::optional<std::string> op_id;
+  bool discard = false;
+};
+struct RepairOptions {
+  bool all_history = false;
+  PlanFlags plan;
+};
 
 int run_init(const Global&, const InitOptions&);
 int run_backends(const Global&, const BackendsOptions&);
@@ -125,5 +135,8 @@ int run_gc(const Global&, const GcOptions&);
 int run_abandon(const Global&, const AbandonOptions&);
 int run_drop(const Global&, const DropOptions&);
 int run_forget_workspace(const Global&, const ForgetWorkspaceOptions&);
+int run_ops(const Global&, const OpsOptions&);
+int run_undo(const Global&, const UndoOptions&);
+int run_repair(const Global&, const RepairOptions&);
 
 }  // namespace tether::cli

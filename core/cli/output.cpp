@@ -57,9 +57,17 @@ void error_line(const std::string& text) {
   std::cerr << paint(2, "31", "error: " + text) << '\n';
 }
 
+void err(const std::string& line) {
+  std::lock_guard lock(g_io);
+  std::cout.flush();
+  std::cerr << line << '\n';
+}
+
 std::string green(const std::string& s) { return paint(1, "32", s); }
 std::string red(const std::string& s) { return paint(1, "31", s); }
 std::string yellow(const std::string& s) { return paint(1, "33", s); }
+std::string red_err(const std::string& s) { return paint(2, "31", s); }
+std::string yellow_err(const std::string& s) { return paint(2, "33", s); }
 
 void request_cancel() { host::set_cancelled(true); }
 

@@ -19,9 +19,12 @@ void print_json(const nlohmann::json& value);        // indent 2, ASCII-only, li
 void note(const std::string& text);                  // stderr `note: ...` (yellow)
 void warning(const std::string& text);               // stderr `warning: ...` (yellow)
 void error_line(const std::string& text);            // stderr `error: ...` (red)
+void err(const std::string& line);                   // stderr line, as it is
 std::string green(const std::string& s);             // colour for stdout, when a terminal
 std::string red(const std::string& s);
 std::string yellow(const std::string& s);
+std::string red_err(const std::string& s);           // colour for stderr, when a terminal
+std::string yellow_err(const std::string& s);
 
 void request_cancel();
 

@@ -72,6 +72,7 @@ int run_status(const Global& g, const StatusOptions& o) {
   }
   out("dataset " + r.manifest_hash.substr(0, 12) + "; " + where + stale);
   for (const auto& w : r.bookmark_drift) warning(w);
+  for (const auto& d : repo->vcs_drift()) warning(d.message());  // spec §6.6
   if (!r.stale_keys.empty())
     out("  the committed state of these changed since this workspace forked; `tether new` reforks before writing");
   if (!r.fresh) out("  states as fingerprinted " + age(r.snapshot_at) + "; --snapshot to refresh");

@@ -16,16 +16,7 @@ sha2=$(code_commit "$TMP/code" main.py 'print("v2")')
 head_before=$(git rev-parse HEAD)
 ops_before=$(wc -l <.tether/ops.jsonl)
 
-# The hook's parent is git, git's parent is tether: kill tether, then refuse the commit so
-# git itself backs out cleanly (tether's children survive it: same process group, SIGKILL).
-cat >.git/hooks/pre-commit <<'SH'
-#!/bin/sh
-tether_pid=$(ps -o ppid= -p "$PPID" 2>/dev/null | tr -d ' ')
-[ -n "$tether_pid" ] || tether_pid=$(cut -d' ' -f4 "/proc/$PPID/stat")
-kill -9 "$tether_pid"
-exit 1
-SH
-chmod +x .git/hooks/pre-commit
+kill_tether_at_git_commit
 # through sh, so the shell's "Killed" notice lands in ERR rather than the test log
 run sh -c '"$1" commit -m crash' sh "$TETHER"
 [ "$RC" -eq 137 ] || fail "expected tether to die by SIGKILL (exit 137), got $RC"

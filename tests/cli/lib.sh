@@ -88,6 +88,22 @@ unchanged() {
   [ "$(git rev-parse -q --verify HEAD || echo none)" == "$BEFORE_HEAD" ] || fail "HEAD moved${1:+ ($1)}"
 }
 
+# kill_tether_at_git_commit: a pre-commit hook in the dataset repository that SIGKILLs the
+# tether running the commit, then refuses the commit so git itself backs out cleanly: a crash
+# after the pins and manifests, before the VCS commit. The hook's parent is git, git's parent
+# is tether (tether's children survive it: same process group, SIGKILL). Remove
+# .git/hooks/pre-commit to stop crashing.
+kill_tether_at_git_commit() {
+  cat >.git/hooks/pre-commit <<'SH'
+#!/bin/sh
+tether_pid=$(ps -o ppid= -p "$PPID" 2>/dev/null | tr -d ' ')
+[ -n "$tether_pid" ] || tether_pid=$(cut -d' ' -f4 "/proc/$PPID/stat")
+kill -9 "$tether_pid"
+exit 1
+SH
+  chmod +x .git/hooks/pre-commit
+}
+
 # The memory backend keeps its systems in one JSON file when TETHER_MEMORY_STORE names it
 # (conformance/memory/store.hpp); use_memory_store points it into $TMP.
 use_memory_store() { export TETHER_MEMORY_STORE="$TMP/memory-store.json"; }

@@ -47,6 +47,9 @@ struct OpEntry {
   Json to_json() const;
 };
 
+// The text after the command in `tether ops` (spec §6.4); undo records its target's.
+std::string op_summary(const OpEntry& e);
+
 // `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record (spec §6).
 class OpLog {
  public:

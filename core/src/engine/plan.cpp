@@ -74,6 +74,7 @@ const std::vector<std::string>& required_preconditions(const std::string& comman
       {"gc", {"workspace_id", "history_digest", "manifest_hash"}},
       {"abandon", {"workspace_id", "history_digest", "vcs_head"}},
       {"drop", {"workspace_id", "history_digest", "bookmark_head", "no_new_holders"}},
+      {"repair", {"workspace_id", "history_digest"}},
   };
   static const std::vector<std::string> none;
   auto it = req.find(command);

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/engine/ops.hpp"
 #include "tether/engine/plan.hpp"
 #include "tether/model/config.hpp"
 #include "tether/model/manifest.hpp"
@@ -318,6 +319,12 @@ class Repo {
   // Saving a plan binds it to this checkout: the workspace id must be on disk.
   void require_persisted_workspace();
 
+  // The operation log (spec §6; ops.cpp, undo.cpp, repair.cpp).
+  std::vector<OpsEntry> ops(std::size_t limit);  // newest first; 0 = all
+  std::vector<VcsDrift> vcs_drift() const;
+  UndoResult undo(const UndoOptions& options);
+  RepairResult repair(const RepairOptions& options);
+
  private:
   Repo() = default;
   struct Lock;
@@ -331,6 +338,9 @@ class Repo {
   // (verified), else the recorded state where the backend is ADDRESSABLE (§1.5).
   sdk::Source checked_source(const model::ObjectManifest& m);
   void check_preconditions(const Plan& plan);
+  friend struct Undoer;  // undo.cpp: one handler per command, over the Repo's internals
+  Plan plan_repair(const RepairOptions& options);
+  RepairResult apply_repair(const Plan& plan);
   void check_not_stale();
   void check_on_bookmark();
   // Other live checkouts of this repository: workspace id -> bookmark ("" for none).

@@ -1,0 +1,200 @@
+// core/src/engine/repair.cpp: `tether repair` (spec §4.23, §6.7), a planned command. It
+// recreates what the manifests promise and the stores lost: a pin that went missing is cut
+// again at the recorded state (`repin`), a working branch of this checkout that disappeared
+// is forked again from the manifest (`refork`). A pin that drifted (names another state) is
+// only reported: overwriting it could destroy what someone else pinned. Operations that
+// never finished are reported as notes, with what they had done.
+#include <algorithm>
+#include <set>
+
+#include "engine/internal.hpp"
+#include "tether/engine/fanout.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace tether::engine {
+
+namespace {
+
+std::string message_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const BackendError& e) {
+    return e.bare_message();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "unknown error";
+}
+
+// What an interrupted operation had done, from its progress records (§6.7).
+std::string incomplete_note(const OpEntry& e) {
+  std::vector<std::string> done;
+  for (const auto& p : e.progress) {
+    std::string item = p.value("action", std::string("?"));
+    for (const char* k : {"key", "target", "ref", "commit"})
+      if (auto it = p.find(k); it != p.end() && it->is_string()) {
+        item += " " + it->get<std::string>();
+        break;
+      }
+    done.push_back(item);
+  }
+  std::string s = "operation " + e.id + " (" + e.command + ", " + e.at + ") never finished; ";
+  s += done.empty() ? "no action had completed" : "done before it stopped: " + join(done);
+  if (e.plan.is_object())
+    if (auto a = e.plan.find("actions"); a != e.plan.end() && a->is_array())
+      s += " (of " + std::to_string(a->size()) + " planned)";
+  return s + "; re-running the command finishes what is left (creating an absent ref from a pinned state is "
+             "idempotent; a reset needs the head reviewed again), pins it created and no commit names are released "
+             "by `gc`, branches it made are judged by `gc --prune-bookmarks`";
+}
+
+}  // namespace
+
+RepairResult Repo::repair(const RepairOptions& opt) {
+  auto lock = lock_checkout();
+  std::unique_ptr<Lock> repo_lock;
+  if (!opt.dry_run) repo_lock = lock_repository();
+  RepairResult r = run_planned<RepairResult>(
+      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_repair(opt); },
+      [&](const Plan& p) { return apply_repair(p); });
+  r.notes = r.plan.notes;
+  return r;
+}
+
+Plan Repo::plan_repair(const RepairOptions& opt) {
+  Plan plan;
+  plan.command = "repair";
+  plan.created_at = model::now_iso_utc_seconds();
+  plan.context = Json{{"workspace_id", workspace_->workspace_id}, {"all_history", opt.all_history}};
+  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+                                "this repair plan was made in another checkout; re-run the plan here"});
+  plan.preconditions.push_back({"history_digest", vcs_->history_digest(), "", Json::object(),
+                                "VCS history changed since the plan was made; re-run the plan"});
+
+  for (const auto& e : OpLog(tether_dir() / "ops.jsonl").read())
+    if (e.incomplete()) plan.notes.push_back(incomplete_note(e));
+
+  // Pins the manifests name: the working tree's, then (--all-history) every commit's.
+  struct Target {
+    std::string label;
+    model::ObjectManifest m;
+  };
+  std::vector<Target> targets;
+  std::set<std::string> seen;  // kind:pin_id
+  auto consider = [&](const std::string& label, const model::ObjectManifest& m) {
+    if (!m.pin || !m.state) return;
+    if (seen.insert(m.kind + ":" + m.pin->id).second) targets.push_back({label, m});
+  };
+  for (const auto& [key, m] : manifests_) consider(key, m);
+  if (opt.all_history) {
+    vcs::HistoryQuery q;
+    q.all = true;
+    const std::string dir = vcs_path(".tether/objects");
+    for (const auto& c : vcs_->history(q))
+      for (const auto& [key, m] : parse_manifest_files(*vcs_->manifests_at(c.id, dir), c.id))
+        consider(key + "@" + c.id.substr(0, 12), m);
+  }
+  auto reports = fan_out<sdk::VerifyReport>(targets.size(), [&](std::size_t i) {
+    const auto& m = targets[i].m;
+    return backend(m.kind).verify(m.locator, *m.state, m.pin, false, m.key);
+  });
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const auto& [label, m] = targets[i];
+    if (!reports[i].ok()) {
+      plan.notes.push_back(label + ": could not verify (" + message_of(reports[i].error) + ")");
+      continue;
+    }
+    const auto& rep = *reports[i].value;
+    if (rep.status == sdk::VerifyStatus::Missing)
+      plan.actions.push_back({"repin", label, m.kind, m.pin->ref,
+                              "pin missing (" + rep.message + "); recreate at " + model::short_state(*m.state),
+                              Json{{"locator", m.locator}, {"state", *m.state}, {"pin_id", m.pin->id}, {"key", m.key}}});
+    else if (rep.status == sdk::VerifyStatus::Drifted)
+      plan.notes.push_back(label + ": pin drifted, not touched (" + rep.message + ")");
+  }
+
+  // Working branches this checkout records that the store no longer has.
+  if (!on_trunk()) {
+    for (const auto& [key, ref] : workspace_->working_refs) {
+      auto it = manifests_.find(key);
+      if (it == manifests_.end() || !it->second.state) continue;
+      const auto& m = it->second;
+      try {
+        if (!(effective_capabilities(m) & sdk::kFork)) continue;
+        auto& be = backend(m.kind);
+        if (ref == be.base_branch(m.locator, key)) continue;
+        auto refs = be.list_working_refs(m.locator, key);
+        if (std::find(refs.begin(), refs.end(), ref) != refs.end()) continue;
+        std::string from = m.pin ? "pin " + m.pin->ref : model::short_state(*m.state);
+        plan.actions.push_back({"refork", key, m.kind, ref, "working branch missing; recreate from the manifest (" + from + ")",
+                                Json{{"locator", m.locator}}});
+        plan.preconditions.push_back({"ref_absent", nullptr, key, Json{{"ref", ref}, {"locator", m.locator}},
+                                      ref + " exists again since the plan was made; re-run the plan"});
+      } catch (const std::exception& e) {
+        plan.notes.push_back(key + ": could not list working branches (" + std::string(e.what()) + ")");
+      }
+    }
+  }
+  if (plan.actions.empty()) plan.notes.push_back("nothing to repair");
+  return plan;
+}
+
+RepairResult Repo::apply_repair(const Plan& plan) {
+  RepairResult res;
+  res.plan = plan;
+  res.applied = true;
+  if (plan.writes() == 0) return res;
+  OpLog oplog(tether_dir() / "ops.jsonl");
+  std::string op_id = oplog.begin("repair", Json{{"workspace", model::workspace_to_toml(*workspace_)}});
+
+  std::vector<const PlanAction*> repins, reforks;
+  for (const auto& a : plan.actions) (a.op == "repin" ? repins : reforks).push_back(&a);
+  auto pinned = fan_out<sdk::Pin>(repins.size(), [&](std::size_t i) {
+    const PlanAction& a = *repins[i];
+    return backend(a.kind).pin(a.params["locator"], a.params["state"], a.params["pin_id"].get<std::string>(),
+                               a.params.value("key", a.key));
+  });
+  for (std::size_t i = 0; i < repins.size(); ++i) {
+    const PlanAction& a = *repins[i];
+    if (!pinned[i].ok()) {
+      res.failed["repin " + a.target] = message_of(pinned[i].error);
+      continue;
+    }
+    const sdk::Pin& p = *pinned[i].value;
+    if (p.created) PinIndex(pinned_index_path()).claim(dataset_id_, a.kind, p.id);  // best effort, as commit
+    res.repinned[a.key] = p.ref;
+    oplog.progress(op_id, Json{{"action", "repin"}, {"key", a.key}, {"ref", p.ref}});
+  }
+  // After the repins: a refork starts from the pin they may just have recreated.
+  model::Workspace& ws = *workspace_;
+  for (const auto* a : reforks) {
+    try {
+      auto it = manifests_.find(a->key);
+      if (it == manifests_.end() || !it->second.state)
+        throw TetherError(a->key + " is no longer registered with a committed state");
+      const auto& m = it->second;
+      std::string ref = backend(m.kind).fork(m.locator, checked_source(m), a->target, sdk::Expected::absent(), a->key);
+      ws.working_refs[a->key] = ref;
+      ws.fork_points[a->key] = *m.state;
+      ws.base_states[a->key] = *m.state;
+      ws.set_snapshot(a->key, *m.state);
+      res.reforked[a->key] = ref;
+      oplog.progress(op_id, Json{{"action", "refork"}, {"key", a->key}, {"ref", ref}});
+    } catch (const std::exception& e) {
+      const auto* be = dynamic_cast<const BackendError*>(&e);
+      res.failed["refork " + a->target] = be ? be->bare_message() : std::string(e.what());
+    }
+  }
+  if (!res.reforked.empty()) write_workspace();
+  oplog.end(op_id, Json{{"repinned", res.repinned}, {"reforked", res.reforked}, {"failed", res.failed}, {"notes", plan.notes}});
+  return res;
+}
+
+}  // namespace tether::engine
