@@ -96,4 +96,105 @@ int run_gc(const Global& g, const GcOptions& o) {
   return gc_exit(r);
 }
 
+int run_abandon(const Global& g, const AbandonOptions& o) {
+  auto repo = open_repo();
+  engine::AbandonOptions opt;
+  opt.revs = o.revs;
+  opt.gc = o.gc;
+  set_plan_options(opt, o.plan, "abandon");
+  auto r = repo->abandon(opt);
+  if (show_plan(g, o.plan, *repo, r.plan)) return 0;
+  if (g.json) {
+    print_json({{"abandoned", r.abandoned},
+                {"rewritten_commits", r.rewritten},
+                {"bookmarks_moved", r.bookmarks_moved},
+                {"gc_plan", r.gc_plan.to_json()},
+                {"gc_applied", r.gc.has_value()},
+                {"gc", r.gc ? r.gc->to_json() : json(nullptr)}});
+    return r.gc ? gc_exit(*r.gc) : 0;
+  }
+  std::vector<std::string> ids;
+  for (const auto& c : r.abandoned) ids.push_back(c.substr(0, 12));
+  std::string line;
+  for (const auto& id : ids) line += (line.empty() ? "" : ", ") + id;
+  out("abandoned " + line);
+  for (const auto& [b, c] : r.bookmarks_moved) out("  bookmark " + b + " -> " + c.substr(0, 12));
+  if (r.gc) {
+    print_gc_report(*r.gc);
+    print_failed(r.gc->failed);
+    return gc_exit(*r.gc);
+  }
+  if (r.gc_plan.writes() == 0) {
+    out("nothing became unreferenced");
+  } else {
+    out(render_plan(r.gc_plan));
+    out("(not applied; `tether gc --no-dry-run` releases these, or re-run with --gc)");
+  }
+  return 0;
+}
+
+int run_drop(const Global& g, const DropOptions& o) {
+  auto repo = open_repo();
+  engine::DropOptions opt;
+  opt.bookmark = o.bookmark;
+  opt.to = o.to;
+  opt.force_prune = o.force_prune;
+  if (o.no_dry_run && (o.plan.dry_run || o.plan.plan_file)) throw ConfigError("--no-dry-run cannot be combined with --dry-run or --plan");
+  opt.saved = load_saved_plan(o.plan, "drop");
+  opt.dry_run = !o.no_dry_run && !opt.saved;
+  auto r = repo->drop(opt);
+  if (!r.applied) {
+    PlanFlags shown = o.plan;
+    shown.dry_run = true;
+    show_plan(g, shown, *repo, r.plan);
+    if (!g.json) out("(not applied; `--no-dry-run` drops it)");
+    return 0;
+  }
+  if (g.json) {
+    json gc = r.gc ? r.gc->to_json() : json(nullptr);
+    if (gc.is_object()) gc.erase("dry_run");
+    print_json({{"bookmark", r.bookmark},
+                {"left_for", r.left_for ? json(*r.left_for) : json(nullptr)},
+                {"abandoned", r.abandoned},
+                {"gc", gc}});
+    return r.gc ? gc_exit(*r.gc) : 0;
+  }
+  if (r.left_for) out("left " + r.bookmark + " for " + *r.left_for);
+  std::string ids;
+  for (const auto& c : r.abandoned) ids += (ids.empty() ? "" : ", ") + c.substr(0, 12);
+  out("dropped " + r.bookmark + ": " + std::to_string(r.abandoned.size()) + " commit(s)" + (ids.empty() ? "" : " (" + ids + ")"));
+  if (r.gc && r.gc->applied) {
+    print_gc_report(*r.gc);
+    print_failed(r.gc->failed);
+    return gc_exit(*r.gc);
+  }
+  return 0;
+}
+
+int run_forget_workspace(const Global& g, const ForgetWorkspaceOptions& o) {
+  auto repo = open_repo();
+  engine::ForgetWorkspaceOptions opt;
+  opt.workspace = o.workspace;
+  set_plan_options(opt, o.plan, "forget-workspace");
+  auto r = repo->forget_workspace(opt);
+  if (show_plan(g, o.plan, *repo, r.plan)) return 0;
+  int rc = r.failed.empty() ? 0 : (r.removed_files.empty() && !r.vcs ? kExitFailure : kExitPartial);
+  if (g.json) {
+    print_json({{"workspace", r.workspace},
+                {"removed_files", r.removed_files},
+                {"vcs", r.vcs ? json(*r.vcs) : json(nullptr)},
+                {"failed", r.failed}});
+    return rc;
+  }
+  if (r.plan.actions.empty()) {
+    for (const auto& n : r.plan.notes) out(n);
+    return 0;
+  }
+  out("forgot workspace " + r.workspace);
+  for (const auto& f : r.removed_files) out("  removed  " + f);
+  if (r.vcs) out("  vcs      " + *r.vcs);
+  for (const auto& [what, why] : r.failed) err("  FAILED   " + what + ": " + why);
+  return rc;
+}
+
 }  // namespace tether::cli

@@ -201,6 +201,35 @@ int main(int argc, char** argv) {
   add_plan_flags(gc, gc_o.plan);
   add_json(gc);
   gc->callback([&] { action = [&] { return run_gc(g, gc_o); }; });
+
+  // abandon
+  AbandonOptions abandon_o;
+  auto* abandon = app.add_subcommand("abandon", "remove dataset commits from the history (git history rewriting)");
+  abandon->add_option("revs", abandon_o.revs, "commits to abandon")->required();
+  abandon->add_flag("--gc", abandon_o.gc, "then release the pins only they referenced");
+  add_plan_flags(abandon, abandon_o.plan);
+  add_json(abandon);
+  abandon->callback([&] { action = [&] { return run_abandon(g, abandon_o); }; });
+
+  // drop
+  DropOptions drop_o;
+  auto* drop = app.add_subcommand("drop", "delete a bookmark, the commits only it reaches and their store branches "
+                                          "(a dry run unless --no-dry-run)");
+  drop->add_option("bookmark", drop_o.bookmark, "the bookmark")->required();
+  drop->add_option("--to", drop_o.to, "where this checkout goes if it is on the bookmark (default: the trunk)");
+  drop->add_flag("--no-dry-run", drop_o.no_dry_run, "apply the plan");
+  drop->add_flag("--force-prune", drop_o.force_prune, "delete its branches even when they hold unpinned writes");
+  add_plan_flags(drop, drop_o.plan);
+  add_json(drop);
+  drop->callback([&] { action = [&] { return run_drop(g, drop_o); }; });
+
+  // forget-workspace
+  ForgetWorkspaceOptions forget_o;
+  auto* forget = app.add_subcommand("forget-workspace", "delete a checkout's tether state and its linked worktree");
+  forget->add_option("workspace", forget_o.workspace, "workspace id or its first 8 characters (default: this one)");
+  add_plan_flags(forget, forget_o.plan);
+  add_json(forget);
+  forget->callback([&] { action = [&] { return run_forget_workspace(g, forget_o); }; });
   // ops, undo, repair
   OpsOptions ops_o;
   auto* ops = app.add_subcommand("ops", "list this checkout's operations, newest first");

@@ -569,6 +569,7 @@ NewResult Repo::apply_new(const Plan& plan) {
           if (auto m = manifests_.find(k); m != manifests_.end() && m->second.state) ws.base_states[k] = *m->second.state;
     } else {
       // Refs of keys not registered here stay (gc finds them); everything else is decided anew.
+      const std::map<std::string, std::string> previous = ws.working_refs;
       std::map<std::string, std::string> kept;
       for (const auto& [k, r] : ws.working_refs)
         if (!manifests_.count(k)) kept[k] = r;
@@ -582,6 +583,9 @@ NewResult Repo::apply_new(const Plan& plan) {
       std::vector<const PlanAction*> forks;
       for (const auto& a : plan.actions) {
         if (a.op == "trunk") {
+          // The cached fingerprint was of the branch the key worked on until now.
+          if (auto old = previous.find(a.key); old == previous.end() || old->second != a.target)
+            ws.last_snapshot.erase(a.key);
           ws.working_refs[a.key] = a.target;
         } else if (a.op == "reuse") {
           ws.working_refs[a.key] = a.target;

@@ -595,7 +595,9 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
         }
         b.delete_working_ref(a.params["locator"], a.target, a.key);
         add_to(rep.deleted_working_refs, a.key, a.target);
-        progress(Json{{"action", "delete-branch"}, {"key", a.key}, {"ref", a.target}, {"head", head}});
+        // What undo needs to put the branch back where it was.
+        progress(Json{{"action", "delete-branch"}, {"key", a.key}, {"kind", a.kind}, {"ref", a.target},
+                      {"locator", a.params["locator"]}, {"head", head}});
       } else if (a.op == "keep-branch") {
         add_to(rep.kept_working_refs, a.key, a.target);
       } else if (a.op == "delete-listing") {

@@ -106,8 +106,15 @@ std::string op_summary(const OpEntry& e) {
   }
   if (c == "fork") return "forked " + str_of(r, "key") + " -> " + str_of(r, "ref");
   if (c == "gc") {
-    std::size_t branches = count_of(r, "deleted_branches") + count_of(r, "deleted_refs");
-    std::string s = "unpinned " + std::to_string(count_of(r, "unpinned")) + ", deleted " + plural(branches, "branch");
+    // {kind: [pin ids]} and {key: [refs]}: count the ids, not the groups.
+    auto nested = [&](const char* key) {
+      std::size_t n = 0;
+      if (auto it = r.find(key); it != r.end() && it->is_object())
+        for (const auto& [k, v] : it->items()) n += v.is_array() ? v.size() : 1;
+      return n;
+    };
+    std::string s = "unpinned " + std::to_string(nested("unpinned")) + ", deleted " +
+                    plural(nested("deleted_working_refs"), "branch");
     if (std::size_t stores = count_of(r, "deleted_stores")) s += ", deleted " + plural(stores, "store");
     return s;
   }
@@ -145,7 +152,11 @@ std::string op_summary(const OpEntry& e) {
            model::py_str(r.value("to_version", Json(nullptr))) + ": " + plural(count_of(r, "renamed_pins"), "pin") + ", " +
            plural(count_of(r, "renamed_branches"), "branch") + ", " + plural(count_of(r, "rewritten_commits"), "commit") +
            " rewritten";
-  if (c == "drop") return "dropped " + str_of(r, "bookmark");
+  if (c == "drop") {
+    std::string s = "dropped " + str_of(r, "bookmark") + ": " + plural(count_of(r, "abandoned"), "commit");
+    if (std::string left = str_of(r, "left_for"); !left.empty()) s += "; left for " + left;
+    return s;
+  }
   return "";
 }
 
@@ -172,10 +183,14 @@ std::vector<OpsEntry> Repo::ops(std::size_t limit) {
 
 std::vector<VcsDrift> Repo::vcs_drift() const {
   auto entries = OpLog(tether_dir() / "ops.jsonl").read();
-  // Commits that abandon (or upgrade) rewrote, and those abandon removed on purpose.
+  // Commits that abandon (or upgrade) rewrote, and those abandon and drop removed on purpose.
   std::map<std::string, std::string> alias;
   std::set<std::string> removed;
   for (const auto& e : entries) {
+    if (e.command == "drop") {
+      for (const auto& a : names_of(e.result.value("abandoned", Json::array()))) removed.insert(a);
+      continue;
+    }
     if (e.command != "abandon" && e.command != "upgrade") continue;
     if (auto rw = e.result.find("rewritten_commits"); rw != e.result.end() && rw->is_object())
       for (const auto& [from, to] : rw->items())

@@ -300,6 +300,51 @@ struct Undoer {
     if (!moved) skipped.push_back("promote moved nothing");
   }
 
+  // ---- gc ----
+
+  // Released pins and deleted branches cannot come back from here (repair recreates what a
+  // manifest still names); deleted listings come back from the VCS; forgotten working refs
+  // come back with the workspace.
+  void gc() {
+    const Json& r = target.result;
+    std::size_t pins = 0;
+    if (auto u = r.find("unpinned"); u != r.end() && u->is_object())
+      for (const auto& [kind, ids] : u->items()) pins += ids.size();
+    // Deleted branches come back at the head they had, while the store still holds that state.
+    for (const auto& p : target.progress) {
+      if (str_of(p, "action") != "delete-branch") continue;
+      std::string key = str_of(p, "key"), ref = str_of(p, "ref"), kind = str_of(p, "kind");
+      const Json head = p.value("head", Json(nullptr));
+      const std::string at = head.is_null() ? std::string("?") : model::short_state(head);
+      try {
+        if (kind.empty() || head.is_null() || !p.contains("locator"))
+          throw TetherError("the op log does not say where it was");
+        std::string made = repo.backend(kind).fork(p["locator"], sdk::Source::of_state(head), ref,
+                                                   sdk::Expected::absent(), key);
+        restored.push_back(key + ": " + made + " recreated at " + at);
+      } catch (const std::exception& e) {
+        irreversible.push_back(key + ": " + ref + " could not be recreated at " + at + " (" + e.what() +
+                               "); `tether repair` recreates a bookmark's branches from its manifests");
+      }
+    }
+    if (pins)
+      irreversible.push_back(std::to_string(pins) +
+                             " pin(s) deleted; if a manifest references them again, `tether repair` recreates them while "
+                             "the state is still reachable");
+    for (const auto& name : r.value("deleted_listings", Json::array())) {
+      std::string n = name.get<std::string>();
+      auto text = repo.vcs_->read_file("HEAD", repo.vcs_path(".tether/listings/" + n));
+      if (!text) {
+        irreversible.push_back("listing " + n + ": not in the VCS either");
+        continue;
+      }
+      model::atomic_write_file(repo.tether_dir() / "listings" / n, *text);
+      restored.push_back("listing " + n + ": restored from the VCS");
+    }
+    restore_workspace();
+    if (restored.empty() && irreversible.empty()) skipped.push_back("gc released nothing");
+  }
+
   // ---- add / remove / set / import ----
 
   void objects() {
@@ -313,13 +358,13 @@ struct Undoer {
   }
 
   using Handler = void (Undoer::*)();
-  // The commands undo reverses. gc lands here once its handler exists.
+  // The commands undo reverses.
   static const std::map<std::string, Handler>& handlers() {
     static const std::map<std::string, Handler> h{
         {"commit", &Undoer::commit},  {"pull", &Undoer::commit},     {"new", &Undoer::branching},
         {"restore", &Undoer::branching}, {"fork", &Undoer::branching}, {"promote", &Undoer::promote},
         {"add", &Undoer::objects},    {"remove", &Undoer::objects},  {"set", &Undoer::objects},
-        {"import", &Undoer::objects},
+        {"import", &Undoer::objects}, {"gc", &Undoer::gc},
     };
     return h;
   }
