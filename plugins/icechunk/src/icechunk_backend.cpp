@@ -134,9 +134,11 @@ std::string source_id(const Repository& r, const Target& t, const sdk::Source& s
   using K = sdk::Source::Kind;
   switch (s.kind) {
     case K::Pin: {
-      auto tag = r.tag(s.pin.ref);
-      if (!tag) throw BackendError("pin " + s.pin.ref + " is not a tag of " + t.uri);
-      return *tag;
+      // The manifest's ref, else the pin's newest live generation (repair recreates a
+      // deleted tag under the next name: Icechunk never reuses one).
+      if (auto tag = r.tag(s.pin.ref)) return *tag;
+      if (auto live = pin_tag(r, "tether." + s.pin.id)) return live->second;
+      throw BackendError("pin " + s.pin.ref + " is not a tag of " + t.uri);
     }
     case K::State: {
       std::string id = state_id(s.state);
@@ -223,14 +225,17 @@ sdk::VerifyReport IcechunkBackend::verify(sdk::Call&, const sdk::VerifyRequest& 
   std::error_code ec;
   if (!fs::exists(t.uri, ec)) return {sdk::VerifyStatus::Missing, "repository " + t.uri + " not found"};
   Repository repo = open_repo(t);
+  std::string note;
   if (r.pin) {
-    auto tag = repo.tag(r.pin->ref);
-    if (!tag) return {sdk::VerifyStatus::Missing, r.pin->ref + " not found in " + t.uri};
-    if (*tag != id) return {sdk::VerifyStatus::Drifted, r.pin->ref + " -> " + *tag + ", expected " + id};
+    // Through the newest live generation of the pin (spec §1.5).
+    auto live = pin_tag(repo, "tether." + r.pin->id);
+    if (!live) return {sdk::VerifyStatus::Missing, r.pin->ref + " not found in " + t.uri};
+    if (live->second != id) return {sdk::VerifyStatus::Drifted, live->first + " -> " + live->second + ", expected " + id};
+    if (live->first != r.pin->ref) note = "pinned as " + live->first;
   }
   SnapshotCheck check = check_snapshot(repo, id, r.deep);
   if (!check.ok) return {sdk::VerifyStatus::Missing, check.problem};
-  return {sdk::VerifyStatus::Ok, ""};
+  return {sdk::VerifyStatus::Ok, note};
 }
 
 sdk::Pin IcechunkBackend::pin(sdk::Call&, const sdk::PinRequest& r) {
@@ -263,11 +268,17 @@ sdk::Pin IcechunkBackend::pin(sdk::Call&, const sdk::PinRequest& r) {
 void IcechunkBackend::unpin(sdk::Call&, const sdk::UnpinRequest& r) {
   Target t = parse(r.locator);
   Repository repo = open_repo(t);
-  if (!repo.tag(r.pin.ref)) return;  // already gone
-  try {
-    guarded([&] { delete_tag(t.uri, r.pin.ref); });
-  } catch (const RefError& e) {
-    if (e.kind() != RefError::Kind::NotFound) throw BackendError(e.what());
+  // Every live generation of the pin goes (the ref the manifest names, and later ones).
+  std::vector<std::string> names;
+  if (repo.tag(r.pin.ref)) names.push_back(r.pin.ref);
+  for (const auto& [name, id] : repo.tags())
+    if (name != r.pin.ref && pin_id_of(name) == r.pin.id) names.push_back(name);
+  for (const auto& name : names) {
+    try {
+      guarded([&] { delete_tag(t.uri, name); });
+    } catch (const RefError& e) {
+      if (e.kind() != RefError::Kind::NotFound) throw BackendError(e.what());
+    }
   }
 }
 
