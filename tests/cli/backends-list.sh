@@ -22,5 +22,5 @@ json '[b for b in j if b["kind"] == "file"][0]["path"]' | grep -q '/tether-backe
 ok tether backends
 out_matches '^git +stable +forkable +addressable, pin, fork, cheap_fingerprint, atomic_ref, diff, history, promote, merge, create, conditional_ref$'
 out_matches '^ +/.*/tether-backend-git\.so '
-# icechunk: Forkable without merge, experimental until its lifecycle runs end to end
-out_matches '^icechunk +experimental +forkable +addressable, pin, fork, atomic_ref, diff, history, promote, create, conditional_ref$'
+# icechunk: Forkable without merge, stable: its whole lifecycle runs against real Icechunk
+out_matches '^icechunk +stable +forkable +addressable, pin, fork, atomic_ref, diff, history, promote, create, conditional_ref$'
