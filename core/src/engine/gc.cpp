@@ -9,6 +9,7 @@
 // that cannot be listed is reported as failed and nothing of it is released.
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -226,7 +227,7 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
 
   const std::string objects_rel = vcs_path(".tether/objects");
   std::unordered_set<const vcs::FileMap*> seen_trees;
-  std::unordered_set<std::string> seen_texts;
+  std::unordered_set<std::string_view> seen_texts;  // views into keep_alive's texts
   std::vector<std::shared_ptr<const vcs::FileMap>> keep_alive;
   std::size_t commits = 0;
   for (const auto& c : vcs_->all_commit_ids()) {
@@ -236,7 +237,7 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
     if (!seen_trees.insert(files.get()).second) continue;  // union of references: a tree counts once
     keep_alive.push_back(files);
     for (const auto& [rel, text] : *files) {
-      if (!seen_texts.insert(rel + '\0' + text).second) continue;
+      if (!seen_texts.insert(text).second) continue;  // a text names its key: the same text is the same manifest
       add_text(rel, text, c.substr(0, 12) + ":.tether/objects/" + rel, false);
     }
   }

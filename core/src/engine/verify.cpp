@@ -1,7 +1,9 @@
 // core/src/engine/verify.cpp: check that pins and recorded states still resolve (spec §4.14).
 // Identical (kind, identity, state, pin) records are verified once, concurrently; a history
 // walk reads each commit's manifests through the VCS's tree cache.
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
@@ -28,44 +30,48 @@ VerifyResult Repo::verify(const VerifyOptions& opt) {
   };
   std::vector<Target> targets;
   std::vector<std::shared_ptr<std::map<std::string, model::ObjectManifest>>> keep;  // owns the manifests
+  std::shared_ptr<void> keep_parsed;                                                // ... of a history walk
+  std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;                      // the texts they were read from
 
   if (opt.all_history) {
-    // Commits whose objects/ tree is identical share one parsed map, and a manifest file
-    // that many trees hold is parsed once.
-    std::unordered_map<const vcs::FileMap*, std::shared_ptr<std::map<std::string, model::ObjectManifest>>> parsed;
-    std::unordered_map<std::string, model::ObjectManifest> by_text;  // path \0 text -> manifest
+    // Commits whose objects/ tree is identical are one map in the VCS cache and are read
+    // once; a manifest text many trees hold is parsed once, and every record of it points at
+    // that one parse (the texts live as long as `files_keep`).
+    std::unordered_set<const vcs::FileMap*> seen_trees;
+    std::unordered_map<const vcs::FileMap*, std::vector<const model::ObjectManifest*>> tree_manifests;
+    auto parsed = std::make_shared<std::unordered_map<std::string_view, std::optional<model::ObjectManifest>>>();
     std::vector<std::shared_ptr<const vcs::FileMap>> files_keep;
     vcs::HistoryQuery q;
     q.all = true;
     std::string dir = vcs_path(".tether/objects");
     for (const auto& c : vcs_->history(q)) {
       auto files = vcs_->manifests_at(c.id, dir);
-      auto& ms = parsed[files.get()];
-      if (!ms) {
+      auto& ms = tree_manifests[files.get()];
+      if (seen_trees.insert(files.get()).second) {
         files_keep.push_back(files);
-        ms = std::make_shared<std::map<std::string, model::ObjectManifest>>();
         for (const auto& [rel, text] : *files) {
-          std::string k = rel + '\0' + text;
-          auto it = by_text.find(k);
-          if (it == by_text.end()) {
+          auto it = parsed->find(text);
+          if (it == parsed->end()) {
             vcs::FileMap one{{rel, text}};
             auto parsed_one = parse_manifest_files(one, c.id);
-            if (parsed_one.empty()) continue;  // not a manifest
-            it = by_text.emplace(std::move(k), std::move(parsed_one.begin()->second)).first;
+            std::optional<model::ObjectManifest> m;
+            if (!parsed_one.empty()) m = std::move(parsed_one.begin()->second);
+            it = parsed->emplace(std::string_view(text), std::move(m)).first;
           }
-          ms->emplace(it->second.key, it->second);
+          if (it->second) ms.push_back(&*it->second);  // else not a manifest
         }
-        keep.push_back(ms);
       }
-      for (const auto& [key, m] : *ms) {
-        if (!m.state) continue;
-        if (!m.pin && !m.recoverable) {  // Observed records promise nothing
+      for (const auto* m : ms) {
+        if (!m->state) continue;
+        if (!m->pin && !m->recoverable) {  // Observed records promise nothing
           ++out.skipped_observed;
           continue;
         }
-        targets.push_back({c.id.substr(0, 12) + ":" + key, &m});
+        targets.push_back({c.id.substr(0, 12) + ":" + m->key, m});
       }
     }
+    keep_parsed = parsed;
+    keep_files = std::move(files_keep);
   } else {
     auto ms = std::make_shared<std::map<std::string, model::ObjectManifest>>(opt.rev ? manifests_at(*opt.rev) : manifests_);
     keep.push_back(ms);
@@ -73,17 +79,25 @@ VerifyResult Repo::verify(const VerifyOptions& opt) {
       if (m.state) targets.push_back({key, &m});
   }
 
-  // Dedupe by cb([kind, locator, state, pin]) first (no plugin call), then by identity.
+  // Dedupe by the parsed manifest (one per distinct text), then by cb([kind, locator, state,
+  // pin]) (no plugin call), then by identity.
+  std::unordered_map<const model::ObjectManifest*, std::size_t> by_manifest;
   std::map<std::string, std::size_t> by_record;
   std::vector<std::size_t> target_job(targets.size());
   std::vector<const model::ObjectManifest*> jobs;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const auto* m = targets[i].m;
+    auto known = by_manifest.find(m);
+    if (known != by_manifest.end()) {
+      target_job[i] = known->second;
+      continue;
+    }
     Json pin = m->pin ? Json{{"id", m->pin->id}, {"ref", m->pin->ref}} : Json(nullptr);
     std::string sig = model::canonical_json(Json::array({m->kind, m->locator, *m->state, pin}));
     auto [it, inserted] = by_record.emplace(sig, jobs.size());
     if (inserted) jobs.push_back(m);
     target_job[i] = it->second;
+    by_manifest.emplace(m, it->second);
   }
   // Records with equal identity (a locator spelled two ways) fold together too.
   std::map<std::string, std::size_t> by_identity;
