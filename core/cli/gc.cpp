@@ -110,7 +110,9 @@ int run_abandon(const Global& g, const AbandonOptions& o) {
                 {"bookmarks_moved", r.bookmarks_moved},
                 {"gc_plan", r.gc_plan.to_json()},
                 {"gc_applied", r.gc.has_value()},
-                {"gc", r.gc ? r.gc->to_json() : json(nullptr)}});
+                {"gc", r.gc ? r.gc->to_json() : json(nullptr)},
+                {"failed", r.failed}});
+    if (!r.failed.empty()) return kExitPartial;
     return r.gc ? gc_exit(*r.gc) : 0;
   }
   std::vector<std::string> ids;
@@ -119,10 +121,13 @@ int run_abandon(const Global& g, const AbandonOptions& o) {
   for (const auto& id : ids) line += (line.empty() ? "" : ", ") + id;
   out("abandoned " + line);
   for (const auto& [b, c] : r.bookmarks_moved) out("  bookmark " + b + " -> " + c.substr(0, 12));
+  std::map<std::string, std::string> failed;
+  for (const auto& [b, why] : r.failed) failed["bookmark " + b] = why;
+  print_failed(failed);
   if (r.gc) {
     print_gc_report(*r.gc);
     print_failed(r.gc->failed);
-    return gc_exit(*r.gc);
+    return failed.empty() ? gc_exit(*r.gc) : kExitPartial;
   }
   if (r.gc_plan.writes() == 0) {
     out("nothing became unreferenced");
@@ -130,7 +135,7 @@ int run_abandon(const Global& g, const AbandonOptions& o) {
     out(render_plan(r.gc_plan));
     out("(not applied; `tether gc --no-dry-run` releases these, or re-run with --gc)");
   }
-  return 0;
+  return failed.empty() ? 0 : kExitPartial;
 }
 
 int run_drop(const Global& g, const DropOptions& o) {

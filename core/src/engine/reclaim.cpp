@@ -110,7 +110,6 @@ AbandonResult Repo::apply_abandon(const Plan& plan) {
   res.rewritten = done.rewritten;
   std::set<std::string> gone(done.abandoned.begin(), done.abandoned.end());
   auto now = vcs_->bookmarks();
-  std::vector<std::string> failures;
   for (const auto& [b, old] : before) {
     auto it = now.find(b);
     if (it == now.end()) continue;
@@ -126,7 +125,7 @@ AbandonResult Repo::apply_abandon(const Plan& plan) {
       vcs_->bookmark_set(b, target, old);
       res.bookmarks_moved[b] = target;
     } catch (const std::exception& e) {
-      failures.push_back(b + ": " + e.what());
+      res.failed[b] = std::string("could not be moved off the abandoned commit: ") + e.what();
     }
   }
   reload();
@@ -140,12 +139,10 @@ AbandonResult Repo::apply_abandon(const Plan& plan) {
   oplog.end(op_id, Json{{"abandoned", res.abandoned},
                         {"rewritten_commits", res.rewritten},
                         {"bookmarks_moved", res.bookmarks_moved},
-                        {"unreferenced", unreferenced}});
+                        {"unreferenced", unreferenced},
+                        {"failed", res.failed}});
   res.applied = true;
   if (plan.context.value("gc", false) && res.gc_plan.writes() > 0) res.gc = apply_gc(res.gc_plan, op_id);
-  if (!failures.empty())
-    throw TetherError("abandoned " + std::to_string(res.abandoned.size()) + " commit(s) but could not move bookmark(s): " +
-                      join(failures, "; "));
   return res;
 }
 

@@ -237,6 +237,7 @@ struct AbandonResult {
   std::map<std::string, std::string> rewritten, bookmarks_moved;  // old -> new commit; bookmark -> commit
   Plan gc_plan;
   std::optional<GcReport> gc;  // when --gc applied it
+  std::map<std::string, std::string> failed;  // bookmark -> why it could not be moved
 };
 
 struct DropOptions {
