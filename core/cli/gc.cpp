@@ -104,6 +104,11 @@ int run_abandon(const Global& g, const AbandonOptions& o) {
   set_plan_options(opt, o.plan, "abandon");
   auto r = repo->abandon(opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
+  // The commits are abandoned either way; a bookmark left behind or a store gc could not
+  // list makes it partial (exit 3).
+  auto failed = r.gc ? r.gc->failed : unreachable_of(r.gc_plan);
+  for (const auto& [b, why] : r.failed) failed["bookmark " + b] = why;
+  const int rc = failed.empty() ? 0 : kExitPartial;
   if (g.json) {
     print_json({{"abandoned", r.abandoned},
                 {"rewritten_commits", r.rewritten},
@@ -112,8 +117,7 @@ int run_abandon(const Global& g, const AbandonOptions& o) {
                 {"gc_applied", r.gc.has_value()},
                 {"gc", r.gc ? r.gc->to_json() : json(nullptr)},
                 {"failed", r.failed}});
-    if (!r.failed.empty()) return kExitPartial;
-    return r.gc ? gc_exit(*r.gc) : 0;
+    return rc;
   }
   std::vector<std::string> ids;
   for (const auto& c : r.abandoned) ids.push_back(c.substr(0, 12));
@@ -121,21 +125,16 @@ int run_abandon(const Global& g, const AbandonOptions& o) {
   for (const auto& id : ids) line += (line.empty() ? "" : ", ") + id;
   out("abandoned " + line);
   for (const auto& [b, c] : r.bookmarks_moved) out("  bookmark " + b + " -> " + c.substr(0, 12));
-  std::map<std::string, std::string> failed;
-  for (const auto& [b, why] : r.failed) failed["bookmark " + b] = why;
-  print_failed(failed);
   if (r.gc) {
     print_gc_report(*r.gc);
-    print_failed(r.gc->failed);
-    return failed.empty() ? gc_exit(*r.gc) : kExitPartial;
-  }
-  if (r.gc_plan.writes() == 0) {
+  } else if (r.gc_plan.writes() == 0 && failed.empty()) {
     out("nothing became unreferenced");
   } else {
     out(render_plan(r.gc_plan));
-    out("(not applied; `tether gc --no-dry-run` releases these, or re-run with --gc)");
+    if (r.gc_plan.writes() > 0) out("(not applied; `tether gc --no-dry-run` releases these, or re-run with --gc)");
   }
-  return failed.empty() ? 0 : kExitPartial;
+  print_failed(failed);
+  return rc;
 }
 
 int run_drop(const Global& g, const DropOptions& o) {

@@ -69,8 +69,10 @@ Plan Repo::plan_abandon(const AbandonOptions& opt) {
       ++n;
     }
   for (const auto& note : preview.notes) plan.notes.push_back(note);
-  if (n == 0) plan.notes.push_back("nothing becomes unreferenced");
-  else if (!opt.gc)
+  if (n == 0) {
+    // A store it could not list may hold pins that become unreferenced: not "nothing".
+    if (!preview.context.contains("unreachable")) plan.notes.push_back("nothing becomes unreferenced");
+  } else if (!opt.gc)
     plan.notes.push_back(std::to_string(n) + " pin(s)/listing(s) become unreferenced; --gc releases them (or `tether gc --no-dry-run` later)");
   else plan.notes.push_back("gc actions are re-planned once the commits are gone");
 
@@ -142,7 +144,9 @@ AbandonResult Repo::apply_abandon(const Plan& plan) {
                         {"unreferenced", unreferenced},
                         {"failed", res.failed}});
   res.applied = true;
-  if (plan.context.value("gc", false) && res.gc_plan.writes() > 0) res.gc = apply_gc(res.gc_plan, op_id);
+  // Applied also when only a store could not be listed, so that the report says so.
+  if (plan.context.value("gc", false) && (res.gc_plan.writes() > 0 || res.gc_plan.context.contains("unreachable")))
+    res.gc = apply_gc(res.gc_plan, op_id);
   return res;
 }
 
