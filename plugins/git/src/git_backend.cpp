@@ -144,6 +144,19 @@ GitBackend::Opened GitBackend::open_target(const sdk::Locator& locator) const {
   return Opened{std::move(t), std::move(*repo)};
 }
 
+git_repository* GitBackend::verify_repository(const Target& t) const {
+  refuse_inside_checkout(t, configuration().checkout);
+  auto key = std::make_pair(std::this_thread::get_id(), t.path);
+  {
+    std::lock_guard lock(verify_mutex_);
+    if (auto it = verify_cache_.find(key); it != verify_cache_.end()) return it->second.get();
+  }
+  Opened o = open_target(sdk::Json{{"uri", t.path}});
+  std::lock_guard lock(verify_mutex_);
+  // A map node never moves: the pointer stays valid while the backend lives.
+  return verify_cache_.emplace(key, std::move(o.repo)).first->second.get();
+}
+
 void GitBackend::check_remote(const Opened& o) const {
   if (!o.target.remote) return;
   const std::string& name = *o.target.remote;
@@ -262,15 +275,15 @@ sdk::VerifyReport GitBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
   std::string sha = state_sha(r.state);
   Target t = parse_target(r.locator);
   if (!exists(t.path)) return {sdk::VerifyStatus::Missing, "repository " + t.path + " not found"};
-  Opened o = open_target(r.locator);
+  git_repository* repo = verify_repository(t);
   std::optional<git_oid> found;
   std::string target;
   if (r.pin) {
     target = r.pin->ref;
-    found = guarded([&] { return reference_commit(o.repo.get(), tag_ref(r.pin->ref)); });
+    found = guarded([&] { return reference_commit(repo, tag_ref(r.pin->ref)); });
   } else {
     target = sha;
-    found = guarded([&] { return lookup_commit_prefix(o.repo.get(), sha); });
+    found = guarded([&] { return lookup_commit_prefix(repo, sha); });
   }
   if (!found) return {sdk::VerifyStatus::Missing, target + " not found in " + t.path};
   std::string at = oid_hex(*found);

@@ -12,7 +12,10 @@
 // Every operation may run on several threads at once: each opens its own git_repository.
 #pragma once
 
+#include <map>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -94,8 +97,16 @@ class GitBackend : public sdk::Backend<GitBackend> {
     std::string message;
   };
   PushResult git_push(const Opened& o, const std::vector<std::string>& args) const;
+  // verify only reads refs and objects: it reuses one repository handle per (thread, path)
+  // instead of opening the repository for every pin (`verify --all-history` checks thousands
+  // of pins in a handful of repositories). libgit2 re-reads loose refs and a changed
+  // packed-refs on every lookup, so a handle kept for the backend's lifetime sees new pins.
+  // A handle is used by one thread at a time: the thread that made it.
+  git_repository* verify_repository(const Target& t) const;
 
-  Library library_;
+  Library library_;  // first: libgit2 stays initialised until the cached handles are freed
+  mutable std::mutex verify_mutex_;
+  mutable std::map<std::pair<std::thread::id, std::string>, Repository> verify_cache_;
 };
 
 }  // namespace tether::git
