@@ -265,22 +265,25 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
   plan.preconditions.push_back({"manifest_hash", model::manifest_hash(manifests_), "", Json::object(),
                                 "the manifests changed since the gc plan was made (now {observed})"});
 
+  // The stores whose backend has capability `cap` for the group's locator.
+  auto groups_with = [&](uint32_t cap) {
+    std::vector<const std::pair<const std::string, Group>*> out;
+    for (const auto& entry : groups) {
+      const Group& g = entry.second;
+      if (g.kind.empty()) continue;
+      try {
+        if (backend(g.kind).effective_capabilities(g.locator, Json::object(), g.key) & cap) out.push_back(&entry);
+      } catch (const std::exception&) {
+      }
+    }
+    return out;
+  };
   Json unreachable = Json::object();
   if (!opt.listings_only) {
     // ---- 5. pins ----
     std::set<std::string> known = PinIndex(pinned_index_path()).known();
     known.insert(created_here.begin(), created_here.end());
-    std::vector<const std::pair<const std::string, Group>*> pin_groups;
-    for (const auto& entry : groups) {
-      const Group& g = entry.second;
-      if (g.kind.empty()) continue;
-      try {
-        if (!(backend(g.kind).effective_capabilities(g.locator, Json::object(), g.key) & sdk::kPin)) continue;
-      } catch (const std::exception&) {
-        continue;
-      }
-      pin_groups.push_back(&entry);
-    }
+    auto pin_groups = groups_with(sdk::kPin);
     auto listed = fan_out<std::vector<std::string>>(
         pin_groups.size(),
         [&](std::size_t i) {
@@ -375,17 +378,7 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
         const std::pair<const std::string, Group>* group;
         std::string ref, origin;
       };
-      std::vector<const std::pair<const std::string, Group>*> fork_groups;
-      for (const auto& entry : groups) {
-        const Group& g = entry.second;
-        if (g.kind.empty()) continue;
-        try {
-          if (!(backend(g.kind).effective_capabilities(g.locator, Json::object(), g.key) & sdk::kFork)) continue;
-        } catch (const std::exception&) {
-          continue;
-        }
-        fork_groups.push_back(&entry);
-      }
+      auto fork_groups = groups_with(sdk::kFork);
       auto refs = fan_out<std::vector<std::string>>(fork_groups.size(), [&](std::size_t i) {
         const Group& g = fork_groups[i]->second;
         return backend(g.kind).list_working_refs(g.locator, g.key);

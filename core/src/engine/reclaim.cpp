@@ -29,6 +29,16 @@ std::string Repo::store_group(const model::ObjectManifest& m) {
   }
 }
 
+std::set<std::string> Repo::dropped_states(const std::vector<std::string>& commits) {
+  std::set<std::string> out;
+  for (const auto& c : commits)
+    for (const auto& [k, m] : manifests_at(c))
+      if (m.state)
+        if (auto g = store_group(m); !g.empty())
+          out.insert(g + "\n" + model::canonical_json(backend(m.kind).content_state(*m.state)));
+  return out;
+}
+
 // ---- abandon -------------------------------------------------------------------------------
 
 Plan Repo::plan_abandon(const AbandonOptions& opt) {
@@ -226,11 +236,7 @@ Plan Repo::plan_drop(const DropOptions& opt) {
   GcScope scope;
   scope.exclude_commits.insert(commits.begin(), commits.end());
   scope.only_bookmark = b;
-  for (const auto& c : commits)
-    for (const auto& [k, m] : manifests_at(c))
-      if (m.state)
-        if (auto g = store_group(m); !g.empty())
-          scope.dropped_states.insert(g + "\n" + model::canonical_json(backend(m.kind).content_state(*m.state)));
+  scope.dropped_states = dropped_states(commits);
   if (here) scope.here_manifests = bookmarks.count(dest) ? manifests_at(dest) : std::map<std::string, model::ObjectManifest>{};
   GcOptions g;
   g.prune_bookmarks = true;
@@ -280,11 +286,7 @@ DropResult Repo::apply_drop(const Plan& plan) {
   // What the dropped commits pinned or recorded: their branches' heads are safe to delete.
   GcScope scope;
   scope.only_bookmark = b;
-  for (const auto& c : planned)
-    for (const auto& [k, m] : manifests_at(c))
-      if (m.state)
-        if (auto g = store_group(m); !g.empty())
-          scope.dropped_states.insert(g + "\n" + model::canonical_json(backend(m.kind).content_state(*m.state)));
+  scope.dropped_states = dropped_states(planned);
 
   OpLog oplog(tether_dir() / "ops.jsonl");
   std::string op_id = oplog.begin("drop", Json{{"vcs", vcs_position()}, {"workspace", model::workspace_to_toml(*workspace_)}});

@@ -66,6 +66,25 @@ std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::Fil
 namespace {
 std::mutex g_oplog;
 
+// A torn last line must not swallow the next record: start on a fresh line.
+void append_line(const fs::path& path, const std::string& text, mode_t mode) {
+  fs::create_directories(path.parent_path());
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, mode);
+  if (fd < 0) throw TetherError("cannot write " + path.string() + ": " + std::strerror(errno));
+  std::string line = text + "\n";
+  off_t size = lseek(fd, 0, SEEK_END);
+  if (size > 0) {
+    char last = '\n';
+    if (pread(fd, &last, 1, size - 1) == 1 && last != '\n') line = "\n" + line;
+  }
+  ssize_t n = ::write(fd, line.data(), line.size());
+  int e = errno;
+  fsync(fd);
+  close(fd);
+  if (n != static_cast<ssize_t>(line.size())) throw TetherError("cannot write " + path.string() + ": " + std::strerror(e));
+}
+
+
 std::string iso_seconds() {
   std::string s = model::now_iso_utc();
   auto dot = s.find('.');
@@ -76,22 +95,7 @@ std::string iso_seconds() {
 
 void OpLog::append(const Json& line) {
   std::lock_guard lock(g_oplog);
-  fs::create_directories(path_.parent_path());
-  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) throw TetherError("cannot write the operation log " + path_.string() + ": " + std::strerror(errno));
-  std::string text = line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
-  // A torn last line (crash mid-write) is skipped by readers; start on a fresh line.
-  off_t size = lseek(fd, 0, SEEK_END);
-  if (size > 0) {
-    char last = '\n';
-    if (pread(fd, &last, 1, size - 1) == 1 && last != '\n') text = "\n" + text;
-  }
-  ssize_t n = ::write(fd, text.data(), text.size());
-  int e = errno;
-  fsync(fd);
-  close(fd);
-  if (n != static_cast<ssize_t>(text.size()))
-    throw TetherError("cannot write the operation log " + path_.string() + ": " + std::strerror(e));
+  append_line(path_, line.dump(-1, ' ', false, Json::error_handler_t::replace), 0600);
 }
 
 std::string OpLog::begin(const std::string& command, const Json& pre, const std::optional<std::string>& parent,
@@ -186,24 +190,6 @@ std::vector<OpEntry> OpLog::read() const {
 // ---- the pinned index ----
 
 namespace {
-// A torn last line must not swallow the next record: start on a fresh line.
-void append_line(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw TetherError("cannot write " + path.string() + ": " + std::strerror(errno));
-  std::string line = text + "\n";
-  off_t size = lseek(fd, 0, SEEK_END);
-  if (size > 0) {
-    char last = '\n';
-    if (pread(fd, &last, 1, size - 1) == 1 && last != '\n') line = "\n" + line;
-  }
-  ssize_t n = ::write(fd, line.data(), line.size());
-  int e = errno;
-  fsync(fd);
-  close(fd);
-  if (n != static_cast<ssize_t>(line.size())) throw TetherError("cannot write " + path.string() + ": " + std::strerror(e));
-}
-
 std::vector<Json> read_lines(const fs::path& path) {
   std::vector<Json> out;
   std::ifstream in(path, std::ios::binary);
@@ -232,7 +218,8 @@ std::optional<std::string> PinIndex::claim(const std::string& dataset_id, const 
                                            const std::string& pin_id) {
   try {
     std::lock_guard lock(g_oplog);
-    append_line(path_, Json{{"dataset_id", dataset_id}, {"kind", kind}, {"pin_id", pin_id}, {"at", iso_seconds()}}.dump());
+    append_line(path_, Json{{"dataset_id", dataset_id}, {"kind", kind}, {"pin_id", pin_id}, {"at", iso_seconds()}}.dump(),
+                0644);
     return std::nullopt;
   } catch (const std::exception& e) {
     return std::string(e.what());

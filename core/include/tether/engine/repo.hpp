@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -362,6 +363,9 @@ class Repo {
   GcReport apply_gc(const Plan& plan, const std::optional<std::string>& parent);
   // "<kind>|<ref namespace>": the store a manifest's pins and branches live in ("" if unknown).
   std::string store_group(const model::ObjectManifest& m);
+  // "<group>\n<content state>" of every state these commits pinned or recorded (drop's gc
+  // deletes a branch whose head is one of them).
+  std::set<std::string> dropped_states(const std::vector<std::string>& commits);
   Plan plan_abandon(const AbandonOptions& options);
   AbandonResult apply_abandon(const Plan& plan);
   Plan plan_drop(const DropOptions& options);
