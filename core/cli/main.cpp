@@ -240,6 +240,7 @@ int main(int argc, char** argv) {
   auto* undo = app.add_subcommand("undo", "reverse an operation (default: the newest not undone)");
   undo->add_option("op_id", undo_o.op_id, "operation id (tether ops lists them)");
   undo->add_flag("--discard", undo_o.discard, "delete created branches even when they gained writes");
+  add_plan_flags(undo, undo_o.plan);
   add_json(undo);
   undo->callback([&] { action = [&] { return run_undo(g, undo_o); }; });
   RepairOptions repair_o;

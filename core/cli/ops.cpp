@@ -43,7 +43,16 @@ int run_undo(const Global& g, const UndoOptions& o) {
   engine::UndoOptions opt;
   opt.op_id = o.op_id;
   opt.discard = o.discard;
+  set_plan_options(opt, o.plan, "undo");
+  if (opt.saved) {  // the saved plan names its target and whether it discards
+    const std::string target = opt.saved->context.value("target", std::string());
+    if (o.op_id && *o.op_id != target)
+      throw ConfigError("the plan in " + *o.plan.from_plan + " undoes " + target + ", not " + *o.op_id);
+    if (o.discard && !opt.saved->context.value("discard", false))
+      throw ConfigError("the plan in " + *o.plan.from_plan + " was made without --discard; re-run the plan with it");
+  }
   auto r = repo->undo(opt);
+  if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   int rc = r.irreversible.empty() ? kExitOk : kExitPartial;
   if (g.json) {
     print_json({{"undone", r.undone},

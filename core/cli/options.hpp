@@ -109,6 +109,7 @@ struct OpsOptions { int limit = 20; };
 struct UndoOptions {
   std::optional<std::string> op_id;
   bool discard = false;
+  PlanFlags plan;
 };
 struct RepairOptions {
   bool all_history = false;

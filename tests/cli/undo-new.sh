@@ -2,7 +2,9 @@
 # `tether undo` of `new -b X --eager` deletes the branches it created and the bookmark, and
 # returns the working copy to the bookmark it was on. A created branch that gained writes
 # makes undo refuse (touching nothing) until --discard. A lazy fork made by a writable open
-# is its own `fork` entry, undone on its own.
+# is its own `fork` entry, undone on its own. The undo plan lists each part (--dry-run changes
+# nothing); the refusal comes at plan time, and a saved --discard plan is stale once the
+# branch it deletes moved.
 . "$(dirname "$0")/lib.sh"
 use_memory_store
 new_dataset
@@ -17,6 +19,17 @@ ok tether new -b x --eager
 eq "$(branch "$X")" "sys1:s0"
 eq "$(git branch --show-current)" "x"
 newop=$(python3 -c 'import json,sys; print([e["id"] for e in map(json.loads, open(sys.argv[1])) if e.get("command") == "new"][-1])' .tether/ops.jsonl)
+remember_state
+ok tether undo --dry-run
+out_has "plan: undo (4 write(s))"
+out_matches "^ +delete-branch  m  \[memory\] $X  created by new \(now .*\)$"
+out_matches "^ +restore-workspace     workspace.toml  .*working_refs.m"
+out_matches "^ +return-vcs     main  the working copy goes back where new found it$"
+out_matches "^ +delete-bookmark     x  created by new -b$"
+unchanged "undo --dry-run"
+eq "$(branch "$X")" "sys1:s0"
+ok tether undo --dry-run --json
+eq "$(json '[(p["kind"], p["key"], p["params"].get("ref")) for p in j["preconditions"] if p["kind"] == "ref_head"]')" "[('ref_head', 'm', '$X')]"
 ok tether undo
 out_has "undid $newop (new: forked m; at x)"
 out_has "  restored   m: deleted $X"
@@ -39,6 +52,18 @@ err_matches "^  m: $Y has writes since \(.*\)$"
 unchanged "refused undo"
 [ "$(branch "$Y")" != "None" ] || fail "the branch was deleted"
 eq "$(git branch --show-current)" "y"
+fails 1 tether undo --dry-run
+err_has "error: refusing to undo: branches gained writes; commit them or pass --discard"
+ok tether undo --discard --plan "$TMP/discard.json"
+out_matches "^ +delete-branch  m  \[memory\] $Y  created by new \(now .*\); --discard: its writes are lost$"
+unchanged "undo --discard --plan"
+fails 1 tether undo --from-plan "$TMP/discard.json" --discard --dry-run
+err_has "error: --from-plan applies a saved plan; it cannot be combined with --dry-run or --plan"
+mem_edit sys1 write "$Y" >/dev/null
+remember_state
+fails 1 tether undo --from-plan "$TMP/discard.json"
+err_matches "^error: undo m: $Y moved since the plan was made \(.* -> .*\); re-run the plan$"
+unchanged "stale undo --from-plan"
 ok tether undo --discard
 out_has "  restored   m: deleted $Y"
 out_has "  restored   bookmark y deleted"

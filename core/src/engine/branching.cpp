@@ -224,14 +224,23 @@ void Repo::check_preconditions(const Plan& plan) {
       auto it = bms.find(b);
       if (it == bms.end()) observed = "no bookmark " + b;
       else if (pc.expected != it->second) observed = short12(it->second);
-    } else if (pc.kind == "vcs_head") {
+    } else if (pc.kind == "vcs_head") {  // expected null: there was no commit yet
       auto h = vcs_->head();
-      if (!h || pc.expected != *h) observed = h ? short12(*h) : "no commit";
+      if (pc.expected.is_null() ? h.has_value() : (!h || pc.expected != *h)) observed = h ? short12(*h) : "no commit";
     } else if (pc.kind == "history_digest") {
       auto d = vcs_->history_digest();
       if (pc.expected != d) observed = d;
     } else if (pc.kind == "config_version") {
       if (pc.expected != config_.version) observed = std::to_string(config_.version);
+    } else if (pc.kind == "op_not_undone") {  // the op log entry `expected` is there and not undone
+      auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+      auto it = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return pc.expected == e.id; });
+      if (it == entries.end()) observed = "gone from the op log";
+      else if (it->undone_by.is_string()) observed = "undone by " + it->undone_by.get<std::string>();
+    } else if (pc.kind == "op_log_head") {  // the op log's newest entry is still `expected`
+      auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+      if (entries.empty()) observed = "none";
+      else if (pc.expected != entries.back().id) observed = entries.back().id + " (" + entries.back().command + ")";
     } else if (pc.kind == "no_new_holders") {
       std::string b = p.value("bookmark", std::string());
       std::vector<std::string> holders;

@@ -11,12 +11,14 @@ namespace tether::engine {
 
 namespace {
 
+// `irreversible`: a line of an undo plan naming what cannot be reversed.
 const std::set<std::string> kNonWrites = {"trunk", "keep-branch", "keep-pin", "keep-store", "defer-fork",
-                                          "refuse", "reuse", "adopt", "hold", "share"};
+                                          "refuse", "reuse", "adopt", "hold", "share", "irreversible"};
 
 const std::set<std::string> kKnownPreconditions = {
     "manifest_hash", "workspace_id", "workspace_bookmark", "vcs_head",  "history_digest", "config_version", "ref_absent",
-    "ref_head",      "base_state",   "pin_state",          "no_new_holders", "bookmark_head", "store_empty"};
+    "ref_head",      "base_state",   "pin_state",          "no_new_holders", "bookmark_head", "store_empty",
+    "op_not_undone", "op_log_head"};
 
 Json content_of(const Plan& p) {
   Json pre = Json::array();
@@ -75,6 +77,7 @@ const std::vector<std::string>& required_preconditions(const std::string& comman
       {"abandon", {"workspace_id", "history_digest", "vcs_head"}},
       {"drop", {"workspace_id", "history_digest", "bookmark_head", "no_new_holders"}},
       {"repair", {"workspace_id", "history_digest"}},
+      {"undo", {"workspace_id", "vcs_head", "op_not_undone", "op_log_head"}},
   };
   static const std::vector<std::string> none;
   auto it = req.find(command);

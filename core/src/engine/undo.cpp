@@ -1,8 +1,9 @@
-// core/src/engine/undo.cpp: `tether undo` (spec §4.22, §6.5). Picks the entry to reverse,
-// journals an `undo` entry, then runs the handler for the entry's command. A handler says
-// per part what it restored, what it skipped and what cannot be reversed (a deleted pin, a
-// moved base branch); it never guesses. The handler table is at the bottom: a command absent
-// from it cannot be undone.
+// core/src/engine/undo.cpp: `tether undo` (spec §4.22, §6.5). Plans first, as every writing
+// command does (§4.0, §7.3): picks the entry to reverse, refuses what cannot be undone, and
+// lists what the handler will attempt; applying journals an `undo` entry, then runs the
+// handler for the entry's command. A handler says per part what it restored, what it skipped
+// and what cannot be reversed (a deleted pin, a moved base branch); it never guesses. The
+// handler table is at the bottom: a command absent from it cannot be undone.
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -68,53 +69,90 @@ void set_ws_field(model::Workspace& ws, const std::string& table, const std::str
 
 }  // namespace
 
+namespace {
+
+std::string field_label(const std::pair<std::string, std::string>& p) {
+  return p.second.empty() ? p.first : p.first + "." + p.second;
+}
+
+}  // namespace
+
 // One undo in progress: the Repo, the target and its successors in the log, and the three
-// lists the result reports.
+// lists the result reports. Planning (`plan` set) runs the same derivations as applying,
+// but only lists what applying will attempt.
 struct Undoer {
   Repo& repo;
   const OpEntry& target;
   std::optional<model::Workspace> after;  // the workspace as the target left it (best known)
   bool discard = false;
   std::vector<std::string> restored, irreversible, skipped;
+  Plan* plan = nullptr;
+
+  void act(const std::string& op, const std::string& key, const std::string& kind, const std::string& what,
+           const std::string& detail, Json params = Json::object()) {
+    plan->actions.push_back({op, key, kind, what, detail, std::move(params)});
+  }
+  void note(const std::string& n) { plan->notes.push_back(n); }
 
   // ---- shared parts ----
 
-  // Restores the workspace fields the target changed that no later operation changed again.
-  void restore_workspace() {
+  // The workspace fields the target changed: those no later operation changed again come
+  // back, the others are left.
+  struct WsChanges {
+    model::Workspace before;
+    std::vector<std::pair<std::string, std::string>> restore;
+    std::vector<std::string> left;
+  };
+  std::optional<WsChanges> workspace_changes() const {
     const std::string text = str_of(target.pre, "workspace");
-    if (text.empty()) return;
-    model::Workspace before = model::parse_workspace(text, "the op log's workspace of " + target.id);
-    model::Workspace& now = *repo.workspace_;
-    WsFields pre = ws_fields(before), post = ws_fields(after ? *after : now), cur = ws_fields(now);
+    if (text.empty()) return std::nullopt;
+    WsChanges c{model::parse_workspace(text, "the op log's workspace of " + target.id), {}, {}};
+    const model::Workspace& now = *repo.workspace_;
+    WsFields pre = ws_fields(c.before), post = ws_fields(after ? *after : now), cur = ws_fields(now);
     std::set<std::pair<std::string, std::string>> paths;
     for (const auto* f : {&pre, &post})
       for (const auto& [p, v] : *f) paths.insert(p);
-    std::vector<std::string> left;
-    bool changed = false;
     for (const auto& p : paths) {
-      auto a = pre.find(p), b = post.find(p), c = cur.find(p);
+      auto a = pre.find(p), b = post.find(p), k = cur.find(p);
       const Json* va = a == pre.end() ? nullptr : &a->second;
       const Json* vb = b == post.end() ? nullptr : &b->second;
-      const Json* vc = c == cur.end() ? nullptr : &c->second;
+      const Json* vc = k == cur.end() ? nullptr : &k->second;
       auto eq = [](const Json* x, const Json* y) { return (!x && !y) || (x && y && *x == *y); };
       if (eq(va, vb)) continue;  // the target did not change it
-      if (!eq(vb, vc)) {
-        left.push_back(p.second.empty() ? p.first : p.first + "." + p.second);
-        continue;
-      }
-      set_ws_field(now, p.first, p.second, va);
+      if (!eq(vb, vc)) c.left.push_back(field_label(p));
+      else c.restore.push_back(p);
+    }
+    return c;
+  }
+
+  void restore_workspace() {
+    auto c = workspace_changes();
+    if (!c) return;
+    model::Workspace& now = *repo.workspace_;
+    const WsFields pre = ws_fields(c->before);
+    for (const auto& p : c->restore) {
+      auto a = pre.find(p);
+      set_ws_field(now, p.first, p.second, a == pre.end() ? nullptr : &a->second);
       if (p.first == "working_refs" || p.first == "pending_forks") {  // the cached state was the branch's
-        if (auto s = before.last_snapshot.find(p.second); s != before.last_snapshot.end()) now.set_snapshot(p.second, s->second);
+        if (auto s = c->before.last_snapshot.find(p.second); s != c->before.last_snapshot.end())
+          now.set_snapshot(p.second, s->second);
         else now.last_snapshot.erase(p.second);
       }
-      changed = true;
     }
-    if (!left.empty())
-      skipped.push_back("workspace.toml: left " + join(left) + " (changed again by a later operation)");
-    if (changed) {
+    if (!c->left.empty())
+      skipped.push_back("workspace.toml: left " + join(c->left) + " (changed again by a later operation)");
+    if (!c->restore.empty()) {
       repo.write_workspace();
       restored.push_back("workspace.toml restored");
     }
+  }
+  void plan_workspace() {
+    auto c = workspace_changes();
+    if (!c) return;
+    std::vector<std::string> fields;
+    for (const auto& p : c->restore) fields.push_back(field_label(p));
+    if (!fields.empty()) act("restore-workspace", "", "", "workspace.toml", join(fields));
+    if (!c->left.empty()) note("workspace.toml: left " + join(c->left) + " (changed again by a later operation)");
   }
 
   // Puts back the manifests `pre.objects` recorded (null: the object did not exist).
@@ -130,6 +168,14 @@ struct Undoer {
       }
     }
     repo.manifests_ = model::load_manifests(repo.objects_dir());
+  }
+  void plan_manifests() {
+    auto objects = target.pre.find("objects");
+    if (objects == target.pre.end() || !objects->is_object()) return;
+    for (const auto& [key, text] : objects->items()) {
+      if (!text.is_null()) act("restore-manifest", key, "", "manifest", "as it was before " + target.command);
+      else if (repo.manifests_.count(key)) act("restore-manifest", key, "", "manifest", "removed again");
+    }
   }
 
   // ---- commit / pull ----
@@ -153,6 +199,24 @@ struct Undoer {
       return;
     }
     restored.push_back("uncommitted " + c.substr(0, 12) + "; its manifests are working-tree changes again (pins kept)");
+  }
+  void plan_commit() {
+    const Json& r = target.result;
+    if (r.value("rolled_back", false)) {
+      note("the commit was rolled back when it failed; nothing to undo");
+      return;
+    }
+    std::string c = str_of(r, "vcs_commit");
+    if (c.empty()) {
+      plan_manifests();
+      plan_workspace();
+      if (plan->actions.empty()) note("no VCS commit and no manifest to restore");
+      return;
+    }
+    act("uncommit", "", "", c.substr(0, 12), "its manifests become working-tree changes again (pins kept)",
+        Json{{"commit", c}});
+    if (repo.vcs_->head() != c)
+      note("commit " + c.substr(0, 12) + " is no longer the working copy's parent; uncommit it with jj/git first");
   }
 
   // ---- new / restore / fork ----
@@ -183,43 +247,57 @@ struct Undoer {
     return out;
   }
 
-  // Created branches holding writes beyond where they started: refused unless --discard.
-  void check_writes(const std::vector<Branch>& bs) {
-    if (discard) return;
-    std::vector<std::string> lines;
-    const model::Workspace& ws = *repo.workspace_;
+  // The heads the created branches of registered objects read now (nullopt: gone or
+  // unreadable), by key.
+  std::map<std::string, std::optional<Json>> created_heads(const std::vector<Branch>& bs) {
+    std::map<std::string, std::optional<Json>> out;
     for (const auto& b : bs) {
       if (!b.created) continue;
       auto m = repo.manifests_.find(b.key);
       if (m == repo.manifests_.end()) continue;
-      auto& be = repo.backend(m->second.kind);
-      std::optional<Json> head;
       try {
-        head = be.fingerprint(m->second.locator, b.ref, b.key);
+        out[b.key] = repo.backend(m->second.kind).fingerprint(m->second.locator, b.ref, b.key);
       } catch (const std::exception&) {
-        continue;  // gone or unreadable: nothing to lose by deleting it
+        out[b.key] = std::nullopt;  // nothing to lose by deleting it
       }
+    }
+    return out;
+  }
+
+  // Created branches holding writes beyond where they started: refused unless --discard.
+  // Returns the keys with writes (those --discard deletes anyway).
+  std::set<std::string> check_writes(const std::vector<Branch>& bs, const std::map<std::string, std::optional<Json>>& heads) {
+    std::set<std::string> dirty;
+    std::vector<std::string> lines;
+    const model::Workspace& ws = *repo.workspace_;
+    for (const auto& b : bs) {
+      auto h = heads.find(b.key);
+      if (!b.created || h == heads.end() || !h->second) continue;
+      const auto& m = repo.manifests_.at(b.key);
+      auto& be = repo.backend(m.kind);
       std::vector<Json> starts;
       for (const auto* table : {&ws.fork_points, &ws.base_states})
         if (auto it = table->find(b.key); it != table->end()) starts.push_back(it->second);
-      if (m->second.state) starts.push_back(*m->second.state);
-      bool clean = std::any_of(starts.begin(), starts.end(), [&](const Json& s) { return !s.is_null() && be.same(*head, s); });
-      if (!clean) lines.push_back(b.key + ": " + b.ref + " has writes since (" + model::short_state(*head) + ")");
+      if (m.state) starts.push_back(*m.state);
+      bool clean = std::any_of(starts.begin(), starts.end(), [&](const Json& s) { return !s.is_null() && be.same(*h->second, s); });
+      if (clean) continue;
+      dirty.insert(b.key);
+      lines.push_back(b.key + ": " + b.ref + " has writes since (" + model::short_state(*h->second) + ")");
     }
-    if (!lines.empty())
+    if (!lines.empty() && !discard)
       throw TetherError("refusing to undo: branches gained writes; commit them or pass --discard\n  " + join(lines, "\n  "));
+    return dirty;
   }
 
-  // check_writes(branches()) ran before the undo was journaled.
+  // check_writes ran when the undo was planned.
   void branching() {
     auto bs = branches();
     const Json heads = target.pre.value("heads", Json::object());
     std::set<std::string> done_refs;
     for (const auto& b : bs) {
       if (!b.created) {
-        std::string was = heads.contains(b.key) ? model::short_state(heads[b.key]) : std::string("?");
-        irreversible.push_back(b.key + ": " + b.ref + " was reset (was " + was + "); `tether restore " + b.key +
-                               " --from REV` or `tether new --discard` puts it where you want");
+        irreversible.push_back(b.key + ": " + b.ref + " was reset (was " + reset_from(heads, b.key) +
+                               "); `tether restore " + b.key + " --from REV` or `tether new --discard` puts it where you want");
         continue;
       }
       auto m = repo.manifests_.find(b.key);
@@ -240,13 +318,48 @@ struct Undoer {
     restore_workspace();
     if (target.command == "new") return_vcs();
   }
+  static std::string reset_from(const Json& heads, const std::string& key) {
+    return heads.contains(key) ? model::short_state(heads[key]) : std::string("?");
+  }
+  // Refuses branches with writes (unless --discard); binds each deletion to the head reviewed.
+  void plan_branching() {
+    auto bs = branches();
+    auto now = created_heads(bs);
+    auto dirty = check_writes(bs, now);
+    const Json heads = target.pre.value("heads", Json::object());
+    std::set<std::string> done_refs;
+    for (const auto& b : bs) {
+      if (!b.created) {
+        act("keep-branch", b.key, "", b.ref,
+            "was reset (was " + reset_from(heads, b.key) + "), cannot be put back; `tether restore " + b.key +
+                " --from REV` or `tether new --discard` puts it where you want");
+        continue;
+      }
+      auto m = repo.manifests_.find(b.key);
+      if (m == repo.manifests_.end()) {
+        note(b.key + ": object no longer registered; " + b.ref + " left");
+        continue;
+      }
+      std::string once = repo.backend(m->second.kind).branch_scope(m->second.locator, b.key) + "\n" + b.ref;
+      if (!done_refs.insert(once).second) continue;
+      const std::optional<Json>& head = now.at(b.key);
+      const std::string at = head ? model::short_state(*head) : std::string("gone");
+      std::string detail = "created by " + target.command + " (now " + at + ")";
+      if (dirty.count(b.key)) detail += "; --discard: its writes are lost";
+      act("delete-branch", b.key, m->second.kind, b.ref, detail);
+      plan->preconditions.push_back({"ref_head", head ? *head : Json(nullptr), b.key, Json{{"ref", b.ref}},
+                                     "undo " + b.key + ": " + b.ref + " moved since the plan was made (" + at +
+                                         " -> {observed}); re-run the plan"});
+    }
+    plan_workspace();
+    if (target.command == "new") plan_return_vcs();
+  }
 
   // Puts the VCS back where `new` found it, if nothing moved it since.
   void return_vcs() {
     const Json& r = target.result;
     const Json pre_vcs = target.pre.value("vcs", Json(nullptr)), post_vcs = r.value("vcs", Json(nullptr));
     if (!pre_vcs.is_object() || !post_vcs.is_object()) return;
-    auto place = [](const Json& v) { return std::make_pair(str_of(v, "commit"), str_of(v, "branch")); };
     if (place(pre_vcs) != place(post_vcs)) {
       if (place(repo.vcs_position()) != place(post_vcs)) {
         skipped.push_back("VCS working copy has moved since; not returning it");
@@ -281,23 +394,60 @@ struct Undoer {
       irreversible.push_back("bookmark " + bookmark + " not deleted: " + e.what());
     }
   }
+  static std::pair<std::string, std::string> place(const Json& v) {
+    return std::make_pair(str_of(v, "commit"), str_of(v, "branch"));
+  }
+  void plan_return_vcs() {
+    const Json& r = target.result;
+    const Json pre_vcs = target.pre.value("vcs", Json(nullptr)), post_vcs = r.value("vcs", Json(nullptr));
+    if (!pre_vcs.is_object() || !post_vcs.is_object()) return;
+    bool returning = false;
+    if (place(pre_vcs) != place(post_vcs)) {
+      if (place(repo.vcs_position()) != place(post_vcs)) {
+        note("VCS working copy has moved since; not returning it");
+      } else {
+        std::string branch = str_of(pre_vcs, "branch"), commit = str_of(pre_vcs, "commit");
+        std::string to = !branch.empty() && repo.vcs_->bookmarks().count(branch) ? branch : commit.substr(0, 12);
+        if (!to.empty()) {
+          act("return-vcs", "", "", to, "the working copy goes back where new found it");
+          returning = true;
+        }
+      }
+    }
+    std::string bookmark = str_of(r, "bookmark");
+    if (!r.value("created_bookmark", false) || bookmark.empty()) return;
+    auto bms = repo.vcs_->bookmarks();
+    auto it = bms.find(bookmark);
+    if (it == bms.end()) return;
+    if (it->second != str_of(post_vcs, "commit")) note("bookmark " + bookmark + " has moved since; kept");
+    else if (!returning && repo.vcs_->current_bookmark() == bookmark) note("bookmark " + bookmark + " is checked out; kept");
+    else act("delete-bookmark", "", "", bookmark, "created by new -b", Json{{"commit", it->second}});
+  }
 
   // ---- promote ----
 
   void promote() {
+    for (const auto& [key, moved] : promote_lines()) irreversible.push_back(key + ": base branch " + moved);
+    if (irreversible.empty()) skipped.push_back("promote moved nothing");
+  }
+  void plan_promote() {
+    auto lines = promote_lines();
+    for (const auto& [key, moved] : lines) act("irreversible", key, "", "base branch", moved);
+    if (lines.empty()) note("promote moved nothing");
+  }
+  std::vector<std::pair<std::string, std::string>> promote_lines() const {
+    std::vector<std::pair<std::string, std::string>> out;
     const Json& r = target.result;
     const Json bases = target.pre.value("base_states", Json::object());
-    bool moved = false;
     for (const char* table : {"fast_forwarded", "merged"}) {
       const Json moved_keys = r.value(table, Json::object());
       for (const auto& [key, after_state] : moved_keys.items()) {
-        moved = true;
         std::string before = bases.contains(key) ? model::short_state(bases[key]) : std::string("?");
-        irreversible.push_back(key + ": base branch moved " + before + " -> " + model::short_state(after_state) +
-                               "; tether only fast-forwards base branches, reset it in the store yourself");
+        out.emplace_back(key, "moved " + before + " -> " + model::short_state(after_state) +
+                                  "; tether only fast-forwards base branches, reset it in the store yourself");
       }
     }
-    if (!moved) skipped.push_back("promote moved nothing");
+    return out;
   }
 
   // ---- gc ----
@@ -305,11 +455,19 @@ struct Undoer {
   // Released pins and deleted branches cannot come back from here (repair recreates what a
   // manifest still names); deleted listings come back from the VCS; forgotten working refs
   // come back with the workspace.
+  std::size_t gc_pins() const {
+    std::size_t pins = 0;
+    if (auto u = target.result.find("unpinned"); u != target.result.end() && u->is_object())
+      for (const auto& [kind, ids] : u->items()) pins += ids.size();
+    return pins;
+  }
+  static std::string pins_deleted() {
+    return "deleted; if a manifest references them again, `tether repair` recreates them while the state is still "
+           "reachable";
+  }
+  static std::string recreate_hint() { return "`tether repair` recreates a bookmark's branches from its manifests"; }
   void gc() {
     const Json& r = target.result;
-    std::size_t pins = 0;
-    if (auto u = r.find("unpinned"); u != r.end() && u->is_object())
-      for (const auto& [kind, ids] : u->items()) pins += ids.size();
     // Deleted branches come back at the head they had, while the store still holds that state.
     for (const auto& p : target.progress) {
       if (str_of(p, "action") != "delete-branch") continue;
@@ -323,14 +481,11 @@ struct Undoer {
                                                    sdk::Expected::absent(), key);
         restored.push_back(key + ": " + made + " recreated at " + at);
       } catch (const std::exception& e) {
-        irreversible.push_back(key + ": " + ref + " could not be recreated at " + at + " (" + e.what() +
-                               "); `tether repair` recreates a bookmark's branches from its manifests");
+        irreversible.push_back(key + ": " + ref + " could not be recreated at " + at + " (" + e.what() + "); " +
+                               recreate_hint());
       }
     }
-    if (pins)
-      irreversible.push_back(std::to_string(pins) +
-                             " pin(s) deleted; if a manifest references them again, `tether repair` recreates them while "
-                             "the state is still reachable");
+    if (std::size_t pins = gc_pins()) irreversible.push_back(std::to_string(pins) + " pin(s) " + pins_deleted());
     for (const auto& name : r.value("deleted_listings", Json::array())) {
       std::string n = name.get<std::string>();
       auto text = repo.vcs_->read_file("HEAD", repo.vcs_path(".tether/listings/" + n));
@@ -344,42 +499,85 @@ struct Undoer {
     restore_workspace();
     if (restored.empty() && irreversible.empty()) skipped.push_back("gc released nothing");
   }
+  void plan_gc() {
+    const Json& r = target.result;
+    for (const auto& p : target.progress) {
+      if (str_of(p, "action") != "delete-branch") continue;
+      std::string key = str_of(p, "key"), ref = str_of(p, "ref"), kind = str_of(p, "kind");
+      const Json head = p.value("head", Json(nullptr));
+      if (kind.empty() || head.is_null() || !p.contains("locator"))
+        act("irreversible", key, "", ref, "cannot be recreated: the op log does not say where it was; " + recreate_hint());
+      else act("recreate-branch", key, kind, ref, "at " + model::short_state(head), Json{{"head", head}});
+    }
+    if (std::size_t pins = gc_pins()) act("irreversible", "", "", std::to_string(pins) + " pin(s)", pins_deleted());
+    for (const auto& name : r.value("deleted_listings", Json::array())) {
+      std::string n = name.get<std::string>();
+      if (repo.vcs_->read_file("HEAD", repo.vcs_path(".tether/listings/" + n))) act("restore-listing", "", "", n, "from the VCS");
+      else act("irreversible", "", "", "listing " + n, "not in the VCS either");
+    }
+    plan_workspace();
+    if (plan->actions.empty()) note("gc released nothing");
+  }
 
   // ---- add / remove / set / import ----
 
+  std::optional<std::string> created_store() const {
+    if (target.command == "add" && target.result.contains("created")) return str_of(target.result, "key");
+    return std::nullopt;
+  }
+  static std::string store_left() { return "is left for `gc` to reclaim once nothing references it"; }
   void objects() {
-    const Json& r = target.result;
-    if (target.command == "add" && r.contains("created")) {
-      std::string key = str_of(r, "key");
-      irreversible.push_back(key + ": the store it created is left for `gc` to reclaim once nothing references it");
-    }
+    if (auto key = created_store()) irreversible.push_back(*key + ": the store it created " + store_left());
     restore_manifests();
     restore_workspace();
   }
+  void plan_objects() {
+    if (auto key = created_store()) act("irreversible", *key, "", "the store add created", store_left());
+    plan_manifests();
+    plan_workspace();
+  }
 
   using Handler = void (Undoer::*)();
+  struct Handlers {
+    Handler apply, plan;
+  };
   // The commands undo reverses.
-  static const std::map<std::string, Handler>& handlers() {
-    static const std::map<std::string, Handler> h{
-        {"commit", &Undoer::commit},  {"pull", &Undoer::commit},     {"new", &Undoer::branching},
-        {"restore", &Undoer::branching}, {"fork", &Undoer::branching}, {"promote", &Undoer::promote},
-        {"add", &Undoer::objects},    {"remove", &Undoer::objects},  {"set", &Undoer::objects},
-        {"import", &Undoer::objects}, {"gc", &Undoer::gc},
+  static const std::map<std::string, Handlers>& handlers() {
+    static const std::map<std::string, Handlers> h{
+        {"commit", {&Undoer::commit, &Undoer::plan_commit}},
+        {"pull", {&Undoer::commit, &Undoer::plan_commit}},
+        {"new", {&Undoer::branching, &Undoer::plan_branching}},
+        {"restore", {&Undoer::branching, &Undoer::plan_branching}},
+        {"fork", {&Undoer::branching, &Undoer::plan_branching}},
+        {"promote", {&Undoer::promote, &Undoer::plan_promote}},
+        {"add", {&Undoer::objects, &Undoer::plan_objects}},
+        {"remove", {&Undoer::objects, &Undoer::plan_objects}},
+        {"set", {&Undoer::objects, &Undoer::plan_objects}},
+        {"import", {&Undoer::objects, &Undoer::plan_objects}},
+        {"gc", {&Undoer::gc, &Undoer::plan_gc}},
     };
     return h;
   }
+
+  // An Undoer for entries[at]; the workspace the target left is the one the next entry found
+  // (else today's).
+  static Undoer of(Repo& repo, const std::vector<OpEntry>& entries, std::size_t at, bool discard) {
+    Undoer u{repo, entries[at], std::nullopt, discard, {}, {}, {}, nullptr};
+    for (std::size_t i = at + 1; i < entries.size() && !u.after; ++i)
+      if (std::string t = str_of(entries[i].pre, "workspace"); !t.empty()) u.after = model::parse_workspace(t, "the op log");
+    return u;
+  }
 };
 
-UndoResult Repo::undo(const UndoOptions& opt) {
-  auto lock = lock_checkout();
-  auto repo_lock = lock_repository();
-  OpLog oplog(tether_dir() / "ops.jsonl");
-  const auto entries = oplog.read();
+namespace {
+
+// The entry `undo [OP_ID]` reverses, refusing one it cannot (§6.5).
+std::size_t pick_target(const std::vector<OpEntry>& entries, const std::optional<std::string>& op_id) {
   std::size_t at = entries.size();
-  if (opt.op_id) {
+  if (op_id) {
     for (std::size_t i = 0; i < entries.size(); ++i)
-      if (entries[i].id == *opt.op_id) at = i;
-    if (at == entries.size()) throw ConfigError("no operation '" + *opt.op_id + "' in this workspace's log");
+      if (entries[i].id == *op_id) at = i;
+    if (at == entries.size()) throw ConfigError("no operation '" + *op_id + "' in this workspace's log");
   } else {
     for (std::size_t i = entries.size(); i-- > 0;)
       if (entries[i].command != "undo" && entries[i].undone_by.is_null()) {
@@ -398,18 +596,57 @@ UndoResult Repo::undo(const UndoOptions& opt) {
   if (target.parent.is_string())
     throw TetherError("cannot undo '" + target.command + "': " + target.id + " is a step of " +
                       target.parent.get<std::string>());
-  auto handler = Undoer::handlers().find(target.command);
-  if (never_undoable().count(target.command) || handler == Undoer::handlers().end())
+  if (never_undoable().count(target.command) || !Undoer::handlers().count(target.command))
     throw TetherError("cannot undo '" + target.command + "'");
+  return at;
+}
 
-  Undoer u{*this, target, std::nullopt, opt.discard, {}, {}, {}};
-  // The workspace the target left is the one the next entry found (else today's).
-  for (std::size_t i = at + 1; i < entries.size() && !u.after; ++i)
-    if (std::string t = str_of(entries[i].pre, "workspace"); !t.empty()) u.after = model::parse_workspace(t, "the op log");
-  // Refusals come before anything is journaled or touched.
-  if (handler->second == &Undoer::branching) u.check_writes(u.branches());
+}  // namespace
 
+Plan Repo::plan_undo(const UndoOptions& opt) {
+  const auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+  const std::size_t at = pick_target(entries, opt.op_id);
+  const OpEntry& target = entries[at];
+  Plan plan;
+  plan.command = "undo";
+  plan.created_at = model::now_iso_utc_seconds();
+  plan.context = Json{{"target", target.id}, {"command", target.command}, {"summary", op_summary(target)},
+                      {"discard", opt.discard}};
+  auto head = vcs_->head();
+  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+                                "the undo plan belongs to checkout " + workspace_->short_id() + "; this is {observed}"});
+  plan.preconditions.push_back({"op_not_undone", target.id, "", Json::object(),
+                                target.id + " changed since the undo plan was made ({observed})"});
+  plan.preconditions.push_back({"op_log_head", entries.back().id, "", Json::object(),
+                                "the op log changed since the undo plan was made (its newest entry is now {observed})"});
+  plan.preconditions.push_back({"vcs_head", head ? Json(*head) : Json(nullptr), "", Json::object(),
+                                "the checkout moved since the undo plan was made (now at {observed})"});
+  Undoer u = Undoer::of(*this, entries, at, opt.discard);
+  u.plan = &plan;
+  (u.*(Undoer::handlers().at(target.command).plan))();  // refusals (branches with writes) throw here
+  return plan;
+}
+
+UndoResult Repo::apply_undo(const Plan& plan) {
+  auto lock = lock_checkout();
+  auto repo_lock = lock_repository();
+  OpLog oplog(tether_dir() / "ops.jsonl");
+  const auto entries = oplog.read();
+  const std::string id = plan.context.value("target", std::string());
+  auto found = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return e.id == id; });
+  if (found == entries.end()) throw StalePlanError("operation '" + id + "' is no longer in this workspace's log; re-run the plan");
+  const std::size_t at = static_cast<std::size_t>(found - entries.begin());
+  const OpEntry& target = entries[at];
+  if (target.undone_by.is_string())
+    throw StalePlanError(target.id + " was undone by " + target.undone_by.get<std::string>() +
+                         " since the undo plan was made; re-run the plan");
+  auto handler = Undoer::handlers().find(target.command);
+  if (handler == Undoer::handlers().end() || target.command != plan.context.value("command", std::string()))
+    throw StalePlanError("the undo plan was made for another operation; re-run the plan");
+
+  Undoer u = Undoer::of(*this, entries, at, plan.context.value("discard", false));
   UndoResult res;
+  res.plan = plan;
   res.undone = target.id;
   res.command = target.command;
   res.summary = op_summary(target);
@@ -419,7 +656,7 @@ UndoResult Repo::undo(const UndoOptions& opt) {
     return Json{{"summary", res.summary}, {"restored", u.restored}, {"irreversible", u.irreversible}, {"skipped", u.skipped}};
   };
   try {
-    (u.*(handler->second))();
+    (u.*(handler->second.apply))();
   } catch (const std::exception& e) {
     Json r = result_json();
     r["failed"] = e.what();
@@ -439,7 +676,17 @@ UndoResult Repo::undo(const UndoOptions& opt) {
     throw TetherError("cannot undo " + target.id + " (" + target.command + "):\n  " + join(res.irreversible, "\n  "));
   }
   oplog.end_undo(res.undo_id, result_json(), target.id);
+  res.applied = true;
   return res;
+}
+
+UndoResult Repo::undo(const UndoOptions& opt) {
+  auto lock = lock_checkout();
+  std::unique_ptr<Lock> repo_lock;
+  if (!opt.dry_run) repo_lock = lock_repository();
+  return run_planned<UndoResult>(
+      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_undo(opt); },
+      [&](const Plan& p) { return apply_undo(p); });
 }
 
 }  // namespace tether::engine

@@ -34,8 +34,12 @@ struct VcsDrift {
 struct UndoOptions {
   std::optional<std::string> op_id;  // default: the newest entry not undone (undos skipped)
   bool discard = false;              // delete created branches even when they gained writes
+  bool dry_run = false;              // plan only (--dry-run, --plan)
+  std::optional<Plan> saved;         // --from-plan
 };
 struct UndoResult {
+  Plan plan;             // what was planned (a dry run returns just this)
+  bool applied = false;
   std::string undone, command, summary, undo_id;
   std::vector<std::string> restored, irreversible, skipped;
 };

@@ -341,6 +341,8 @@ class Repo {
   sdk::Source checked_source(const model::ObjectManifest& m);
   void check_preconditions(const Plan& plan);
   friend struct Undoer;  // undo.cpp: one handler per command, over the Repo's internals
+  Plan plan_undo(const UndoOptions& options);
+  UndoResult apply_undo(const Plan& plan);
   Plan plan_repair(const RepairOptions& options);
   RepairResult apply_repair(const Plan& plan);
   void check_not_stale();
