@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
   commit->add_flag("--strict", commit_o.strict, "refuse Observed objects (they cannot be pinned)");
   commit->add_flag("--no-vcs", commit_o.no_vcs, "write the manifests but make no VCS commit");
   commit->add_flag("--no-snapshot", commit_o.no_snapshot, "use the cached fingerprints");
+  commit->add_flag("--force", commit_o.force, "commit even while a store reports writers (skip quiescence checks)");
   add_json(commit);
   commit->callback([&] { action = [&] { return run_commit(g, commit_o); }; });
 

@@ -39,7 +39,7 @@ struct PlanFlags {
 };
 struct CommitOptions {
   std::optional<std::string> message;
-  bool strict = false, no_vcs = false, no_snapshot = false;
+  bool strict = false, no_vcs = false, no_snapshot = false, force = false;
   PlanFlags plan;
 };
 struct NewOptions {

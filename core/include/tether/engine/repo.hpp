@@ -92,6 +92,7 @@ struct SnapshotResult {
 struct CommitOptions {
   std::string message;
   bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
+  bool force = false;  // skip check_quiescence (spec §4.9 step 2)
   std::optional<Plan> saved;  // --from-plan: apply this plan (its preconditions re-checked)
   ProgressFn progress;
 };
