@@ -126,3 +126,19 @@ TEST_CASE("branch listing follows cursors, stops on a repeated one, and is cache
   CHECK(api.branches().size() == 1);  // re-listed after the write
   CHECK_THROWS_WITH(api.require("gone"), "neon: branch 'gone' not found in project p1");
 }
+
+TEST_CASE("connection_uri names the endpoint; a URI without a password gets the role's revealed one") {
+  Key key;
+  Script s;
+  s.answers = {answer(200, {{"uri", "postgresql://alice:pw@h:5/db"}}), answer(200, {{"uri", "postgresql://alice@h:5/db"}}),
+               answer(200, {{"password", "s e/cret"}}), answer(200, {{"uri", "postgresql://alice@h:5/db"}}),
+               answer(404, {{"message", "no such role"}})};
+  HttpClient c = s.client();
+  ProjectApi api(c, "p1");
+  CHECK(api.connection_uri("br-1", "ep-1", "db", "alice") == "postgresql://alice:pw@h:5/db");
+  CHECK(s.requests[0] ==
+        "GET http://neon.test/api/v2/projects/p1/connection_uri?branch_id=br-1&database_name=db&endpoint_id=ep-1&role_name=alice");
+  CHECK(api.connection_uri("br-1", "ep-1", "db", "alice") == "postgresql://alice:s%20e%2Fcret@h:5/db");
+  CHECK(s.requests[2] == "GET http://neon.test/api/v2/projects/p1/branches/br-1/roles/alice/reveal_password");
+  CHECK(api.connection_uri("br-1", "ep-1", "db", "alice") == "postgresql://alice@h:5/db");  // left to ~/.pgpass
+}
