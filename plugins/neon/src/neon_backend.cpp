@@ -112,9 +112,20 @@ std::string NeonBackend::ensure_endpoint(ProjectApi& api, const std::string& bra
   }
   // Held across list-then-create: two objects on one branch must not both create one.
   std::lock_guard g(*m);
-  for (const auto& e : api.endpoints_of(branch_id))
-    if (e.type == type) return e.id;
-  return api.create_endpoint(branch_id, type);
+  auto existing = [&]() -> std::optional<std::string> {
+    for (const auto& e : api.endpoints_of(branch_id))
+      if (e.type == type) return e.id;
+    return std::nullopt;
+  };
+  if (auto id = existing()) return *id;
+  try {
+    return api.create_endpoint(branch_id, type);
+  } catch (const sdk::Error& e) {
+    // Another process (a second tether) won the race: use the endpoint it made.
+    if (e.status() == TETHER_E_AUTH) throw;
+    if (auto id = existing()) return *id;
+    throw;
+  }
 }
 
 std::string NeonBackend::uri_for(ProjectApi& api, const Target& t, const Branch& b, const std::string& type) {
