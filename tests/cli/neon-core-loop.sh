@@ -3,7 +3,8 @@
 # exists and holds the rows of commit time while main moves on), status sees a write, `new -b`
 # + a writable open gives a working postgresql:// URL on a fresh branch that psql writes to
 # without touching main, commit there, verify, and abandon + `gc --no-dry-run` releases that
-# pin branch. Handles redact the password unless --with-password; --json never carries it.
+# pin branch; a pin branch deleted behind tether's back is `missing` to verify. Handles redact
+# the password unless --with-password; --json never carries it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/neon-lib.sh"
 start_standin
@@ -59,3 +60,11 @@ ok tether gc --no-dry-run
 branch_names | grep -qx "$pinx" && fail "gc left $pinx: $(branch_names)"
 branch_names | grep -qx "$pin1" || fail "gc took $pin1"
 ok tether verify
+
+# a pin branch deleted behind tether's back is reported missing
+pin1_id=$(branch_id "$pin1")
+[ -n "$pin1_id" ] || fail "no id for $pin1"
+curl -sf -X DELETE -H "Authorization: Bearer $NEON_API_KEY" "$API_URL/projects/$PROJECT/branches/$pin1_id" >/dev/null
+run tether verify --all-history
+[ "$RC" -ne 0 ] || fail "verify passed with a deleted pin branch"
+out_has "branch $pin1 missing"

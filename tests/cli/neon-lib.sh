@@ -36,23 +36,24 @@ new_neon_dataset() {
   chmod 600 .tether/secrets.toml
 }
 
-# branch_names: every branch name of $PROJECT (all pages), sorted.
-branch_names() {
+# branch_list: "<id> <name>" for every branch of $PROJECT (all pages of the listing).
+branch_list() {
   python3 - "$API_URL" "$PROJECT" "$NEON_API_KEY" <<'PY'
 import json, sys, urllib.request
 url, project, key = sys.argv[1:]
-names, cursor = [], ""
+cursor = ""
 while True:
     q = f"{url}/projects/{project}/branches?limit=100" + (f"&cursor={cursor}" if cursor else "")
-    req = urllib.request.Request(q, headers={"Authorization": f"Bearer {key}"})
-    page = json.load(urllib.request.urlopen(req))
-    names += [b["name"] for b in page["branches"]]
+    page = json.load(urllib.request.urlopen(urllib.request.Request(q, headers={"Authorization": f"Bearer {key}"})))
+    for b in page["branches"]:
+        print(b["id"], b["name"])
     cursor = (page.get("pagination") or {}).get("cursor")
     if not page["branches"] or not cursor:
         break
-print("\n".join(sorted(names)))
 PY
 }
+branch_names() { branch_list | cut -d' ' -f2- | sort; }
+branch_id() { branch_list | awk -v n="$1" '$2 == n { print $1 }'; }
 
 # control METHOD PATH [BODY]: the stand-in's test control API.
 control() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+-d "$3"} "$CONTROL/$2"; }
