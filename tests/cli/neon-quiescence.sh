@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A commit while another session holds a write transaction open on the branch is refused
 # (NEEDS_QUIESCENCE: pg_stat_activity on the branch's compute) and changes nothing; once that
-# transaction ends the commit goes through, and --force skips the check.
+# transaction ends the commit goes through, and --force skips the check. A rolled-back write
+# leaves the state as it was; a committed DDL moves it (commit_xid counts commits only).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/neon-lib.sh"
 start_standin
@@ -35,3 +36,11 @@ wait "$writer"
 psql "$MAIN_URI" -qc "insert into t values (43)"
 ok tether commit -m after
 eq "$(git log --format=%s -3 | tr '\n' ' ')" "after forced initial " "dataset history"
+
+# only committed transactions move the state: a rolled-back write leaves it clean
+psql "$MAIN_URI" -qc "begin; insert into t values (44); rollback;"
+ok tether status --snapshot
+out_matches '^ +clean +db'
+psql "$MAIN_URI" -qc "create table u(x int)"
+ok tether status --snapshot
+out_matches '^ +modified +db'
