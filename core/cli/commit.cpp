@@ -18,6 +18,7 @@ int run_commit(const Global& g, const CommitOptions& o) {
   opt.strict = o.strict;
   opt.no_vcs = o.no_vcs;
   opt.no_snapshot = o.no_snapshot;
+  opt.force = o.force;
   Progress progress("fingerprinting", !g.json);
   opt.progress = progress.callback();
   auto r = repo->commit(opt);

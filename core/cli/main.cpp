@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
   add->add_option("--branch", add_o.branch, "base branch");
   add->add_option("--remote", add_o.remote, "remote name");
   add->add_option("--region", add_o.region, "region");
+  add->add_option("--project-id", add_o.project_id, "Neon project id");
+  add->add_option("--database", add_o.database, "database name (Neon)");
+  add->add_option("--role", add_o.role, "role to connect as (Neon)");
   add->add_option("--at", add_o.at, "start at this native state (snapshot, version, commit, tag)");
   add->add_option("--file", add_o.file_policy, "file policy: immutable or versioned")
       ->check(CLI::IsMember({"immutable", "versioned"}));
@@ -104,6 +107,7 @@ int main(int argc, char** argv) {
   commit->add_flag("--strict", commit_o.strict, "refuse Observed objects (they cannot be pinned)");
   commit->add_flag("--no-vcs", commit_o.no_vcs, "write the manifests but make no VCS commit");
   commit->add_flag("--no-snapshot", commit_o.no_snapshot, "use the cached fingerprints");
+  commit->add_flag("--force", commit_o.force, "commit even while a store reports writers (skip quiescence checks)");
   add_json(commit);
   commit->callback([&] { action = [&] { return run_commit(g, commit_o); }; });
 
@@ -128,7 +132,10 @@ int main(int argc, char** argv) {
   openc->add_option("-r,--rev", open_o.rev, "read the state this revision recorded (default: $TETHER_REV)");
   auto* w = openc->add_flag("--writable", open_o.writable_flag, "a writable handle (the default for Forkable objects)");
   openc->add_flag("--read-only", open_o.read_only_flag, "a read-only handle")->excludes(w);
-  add_json(openc);
+  auto* pw = openc->add_flag("--with-password", open_o.with_password,
+                             "show the password in the printed handle (redacted by default)");
+  // JSON output goes to pipes and logs: it never carries a secret.
+  openc->add_flag("--json", g.json, "print the result as JSON (passwords always redacted)")->excludes(pw);
   openc->callback([&] { action = [&] { return run_open(g, open_o); }; });
 
   // pull

@@ -24,6 +24,9 @@ int run_add(const Global&, const AddOptions& o) {
   if (o.branch) loc["branch"] = *o.branch;
   if (o.remote) loc["remote"] = *o.remote;
   if (o.region) loc["region"] = *o.region;
+  if (o.project_id) loc["project_id"] = *o.project_id;
+  if (o.database) loc["database"] = *o.database;
+  if (o.role) loc["role"] = *o.role;
   for (const auto& kv : o.sets) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw ConfigError("--set expects key=value, got " + model::py_repr(kv));

@@ -20,6 +20,7 @@ struct AddOptions {
   std::string kind;
   std::vector<std::string> sets;  // k=v
   std::optional<std::string> branch, remote, region, at;
+  std::optional<std::string> project_id, database, role;  // neon
   std::optional<std::string> file_policy, pin_policy;
   bool create = false;
 };
@@ -38,7 +39,7 @@ struct PlanFlags {
 };
 struct CommitOptions {
   std::optional<std::string> message;
-  bool strict = false, no_vcs = false, no_snapshot = false;
+  bool strict = false, no_vcs = false, no_snapshot = false, force = false;
   PlanFlags plan;
 };
 struct NewOptions {
@@ -51,6 +52,7 @@ struct OpenOptions {
   std::string key;
   std::optional<std::string> rev;
   bool writable_flag = false, read_only_flag = false;
+  bool with_password = false;
 };
 struct PullOptions {
   std::optional<std::string> bookmark, message;

@@ -24,3 +24,6 @@ out_matches '^git +stable +forkable +addressable, pin, fork, cheap_fingerprint, 
 out_matches '^ +/.*/tether-backend-git\.so '
 # icechunk: Forkable without merge, stable: its whole lifecycle runs against real Icechunk
 out_matches '^icechunk +stable +forkable +addressable, pin, fork, atomic_ref, diff, history, promote, create, conditional_ref$'
+# neon: experimental, Forkable, no promote/merge
+out_matches '^neon +experimental +forkable +addressable, pin, fork, retention_bound, needs_quiescence, branch_is_storage$'
+out_matches '^ +/.*/tether-backend-neon\.so '

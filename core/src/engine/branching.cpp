@@ -696,7 +696,7 @@ NewResult Repo::apply_new(const Plan& plan) {
 // ---- tether open -----------------------------------------------------------------------------
 
 OpenResult Repo::open_object(const std::string& key, const std::optional<std::string>& rev_in,
-                             std::optional<bool> writable) {
+                             std::optional<bool> writable, bool with_password) {
   std::optional<std::string> rev = rev_in;
   if (!rev)
     if (const char* env = std::getenv("TETHER_REV"); env && *env) rev = std::string(env);
@@ -704,7 +704,7 @@ OpenResult Repo::open_object(const std::string& key, const std::optional<std::st
   r.key = key;
   auto finish = [&](const model::ObjectManifest& m, const sdk::Source& target, bool read_only) {
     r.read_only = read_only;
-    r.handle = backend(m.kind).open(m.locator, target, read_only, key);
+    r.handle = backend(m.kind).open(m.locator, target, read_only, key, with_password);
     if (auto a = r.handle.find("address"); a != r.handle.end() && a->is_string()) r.address = a->get<std::string>();
     else r.address = key;
     if (auto d = r.handle.find("display"); d != r.handle.end() && d->is_string()) r.display = d->get<std::string>();

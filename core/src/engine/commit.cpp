@@ -74,6 +74,20 @@ Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<st
     }
     states = std::move(snap.states);
   }
+  // 2. A store still being written to would be pinned mid-change (NEEDS_QUIESCENCE).
+  if (!opt.force) {
+    std::vector<std::string> busy;
+    for (const auto& k : moving) {
+      const auto& m = manifests_.at(k);
+      if (!(effective_capabilities(m) & sdk::kNeedsQuiescence)) continue;
+      try {
+        backend(m.kind).check_quiescence(m.locator, working_ref(k), k);
+      } catch (const BackendError& e) {
+        busy.push_back(e.what());
+      }
+    }
+    if (!busy.empty()) throw_failures("are being written to", busy);
+  }
   // Objects that do not move keep their committed state (a pull's fetched heads win).
   for (const auto& [k, m] : manifests_)
     if (m.state && std::find(moving.begin(), moving.end(), k) == moving.end() && (!fetched || !states.count(k)))

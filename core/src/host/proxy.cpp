@@ -200,8 +200,8 @@ sdk::VerifyReport BackendProxy::verify(const sdk::Locator& locator, const sdk::S
 }
 
 Json BackendProxy::open(const sdk::Locator& locator, const sdk::Source& target, bool read_only,
-                        std::string_view key) const {
-  Json reply = call(Op::Open, Json(sdk::OpenRequest{locator, target, read_only}), key);
+                        std::string_view key, bool with_password) const {
+  Json reply = call(Op::Open, Json(sdk::OpenRequest{locator, target, read_only, with_password}), key);
   return field(Op::Open, reply, "handle", key);
 }
 

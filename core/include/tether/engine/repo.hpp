@@ -93,6 +93,7 @@ struct SnapshotResult {
 struct CommitOptions {
   std::string message;
   bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
+  bool force = false;  // skip check_quiescence (spec §4.9 step 2)
   std::optional<Plan> saved;  // --from-plan: apply this plan (its preconditions re-checked)
   ProgressFn progress;
 };
@@ -302,7 +303,9 @@ class Repo {
 
   // Branching (spec §4.8, §4.10-4.13).
   NewResult new_workspace(const NewOptions& options);
-  OpenResult open_object(const std::string& key, const std::optional<std::string>& rev, std::optional<bool> writable);
+  // with_password: the backend may show a secret in `display` (`tether open --with-password`).
+  OpenResult open_object(const std::string& key, const std::optional<std::string>& rev, std::optional<bool> writable,
+                         bool with_password = false);
   PromoteReport promote(const PromoteOptions& options);
   PullResult pull(const std::optional<std::string>& bookmark, const std::optional<std::string>& message,
                   const ProgressFn& progress = {});

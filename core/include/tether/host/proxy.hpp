@@ -104,7 +104,7 @@ class BackendProxy {
                            bool deep = false, std::string_view key = {}) const;
   // The native handle: {"address": ..., ...}.
   sdk::Json open(const sdk::Locator& locator, const sdk::Source& target = sdk::Source::base(), bool read_only = true,
-                 std::string_view key = {}) const;
+                 std::string_view key = {}, bool with_password = false) const;
 
   // ---- PIN ----
   sdk::Pin pin(const sdk::Locator& locator, const sdk::State& state, const std::string& pin_id,

@@ -320,7 +320,9 @@ struct PinRequest { Locator locator = Json::object(); State state = Json::object
 struct UnpinRequest { Locator locator = Json::object(); Pin pin; };
 struct RefRequest { Locator locator = Json::object(); std::string ref; };
 struct ForkRequest { Locator locator = Json::object(); Source source; std::string name; Expected expected; };
-struct OpenRequest { Locator locator = Json::object(); Source target; bool read_only = true; };
+// with_password: the caller asked to see a secret in the handle's `display` (`tether open
+// --with-password`); without it a backend redacts passwords everywhere in the handle.
+struct OpenRequest { Locator locator = Json::object(); Source target; bool read_only = true; bool with_password = false; };
 struct DiffRequest { Locator locator = Json::object(); State a, b; std::optional<std::string> listing_a, listing_b; };
 struct HistoryRequest { Locator locator = Json::object(); std::optional<std::string> ref; int64_t limit = 20; };
 struct PromoteRequest { Locator locator = Json::object(); Source source; Expected expected; };
@@ -367,11 +369,15 @@ inline void from_json(const Json& j, ForkRequest& r) {
   r.name = j.at("name").get<std::string>();
   r.expected = get_expected(j);
 }
-inline void to_json(Json& j, const OpenRequest& r) { j = Json{{"locator", r.locator}, {"target", r.target}, {"read_only", r.read_only}}; }
+inline void to_json(Json& j, const OpenRequest& r) {
+  j = Json{{"locator", r.locator}, {"target", r.target}, {"read_only", r.read_only}};
+  if (r.with_password) j["with_password"] = true;
+}
 inline void from_json(const Json& j, OpenRequest& r) {
   r.locator = locator_of(j);
   r.target = j.contains("target") ? j["target"].get<Source>() : Source{};
   r.read_only = j.value("read_only", true);
+  r.with_password = j.value("with_password", false);
 }
 inline void to_json(Json& j, const DiffRequest& r) {
   j = Json{{"locator", r.locator}, {"a", r.a}, {"b", r.b}, {"listing_a", opt_to_json(r.listing_a)}, {"listing_b", opt_to_json(r.listing_b)}};
