@@ -18,6 +18,7 @@
 #include "tether/engine/plan.hpp"
 #include "tether/model/config.hpp"
 #include "tether/model/manifest.hpp"
+#include "tether/registry/registry.hpp"
 #include "tether/sdk/types.hpp"
 
 namespace tether::host {
@@ -272,6 +273,16 @@ struct ForgetWorkspaceResult {
   std::map<std::string, std::string> failed;
 };
 
+// ---- registries and SQL (experimental; spec registry.md) ----
+
+struct ExportOptions {
+  std::vector<std::string> revs;  // --rev; empty = every reachable commit (or HEAD without all_history)
+  bool all_history = true;
+  bool listings = false;   // fill listings / listing_entries
+  bool workspace = false;  // fill workspace
+  ProgressFn progress;
+};
+
 class Repo {
  public:
   // Walk up from `start` to the directory holding tether.toml.
@@ -315,6 +326,10 @@ class Repo {
   AbandonResult abandon(const AbandonOptions& options);
   DropResult drop(const DropOptions& options);
   ForgetWorkspaceResult forget_workspace(const ForgetWorkspaceOptions& options);
+
+  // The registry tables of the exported commits (registry.md §2): one history walk, each
+  // distinct manifest text parsed and hashed once.
+  registry::Bundle export_bundle(const ExportOptions& options);
 
   // Keys whose working branch was forked from a state the manifests no longer record (§1.9).
   std::vector<std::string> stale_keys() const;
