@@ -163,7 +163,10 @@ struct Undoer {
       if (text.is_null()) {
         if (model::remove_manifest(repo.objects_dir(), key)) restored.push_back(key + ": manifest removed again");
       } else {
-        model::atomic_write_file(model::key_to_manifest_path(repo.objects_dir(), key), text.get<std::string>());
+        // A nested key's directories went with its manifest (remove prunes them).
+        auto path = model::key_to_manifest_path(repo.objects_dir(), key);
+        std::filesystem::create_directories(path.parent_path());
+        model::atomic_write_file(path, text.get<std::string>());
         restored.push_back(key + ": manifest restored");
       }
     }
