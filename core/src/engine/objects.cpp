@@ -1,5 +1,6 @@
 // core/src/engine/objects.cpp: registering objects (add, remove, set) and native history
-// (log). None of these but `add --create` and `log` contact a store.
+// (log). None of these but `add --create` and `log` contact a store. `import` (import.cpp)
+// registers and unregisters through the same helpers.
 #include <cstdlib>
 
 #include "engine/internal.hpp"
@@ -84,13 +85,9 @@ AddResult Repo::add(const AddRequest& req) {
   model::ObjectManifest m;
   m.key = req.key;
   m.kind = req.kind;
-  m.locator = req.locator;
-  for (const auto& k : desc.local_path_keys)
-    if (m.locator.contains(k) && m.locator[k].is_string())
-      m.locator[k] = absolutize(m.locator[k].get<std::string>(), req.cwd, desc.local_path_prefixes);
+  m.locator = stored_locator(b, req.key, req.locator, req.cwd);
   m.policy.file = file;
   m.policy.pin = pin;
-  b.validate_locator(m.locator, req.key);
   // A local store must exist unless `--create` is to make it; caught here, while the
   // author of the manifest is present, not at the first status of a clone.
   if (!req.create)
@@ -111,25 +108,36 @@ AddResult Repo::add(const AddRequest& req) {
     m.origin = "created";
     res.created = true;
   }
-  model::write_manifest(objects_dir(), m);
-  workspace_->working_refs.erase(req.key);
-  workspace_->pending_forks.erase(req.key);
-  workspace_->pending_resets.erase(req.key);
-  workspace_->fork_points.erase(req.key);
-  workspace_->base_states.erase(req.key);
-  write_workspace();
   Json result{{"key", req.key}};
   if (res.created) result["created"] = Json{{"kind", req.kind}, {"locator", m.locator}};
+  register_object(std::move(m));
+  write_workspace();
   log_op("add", pre, result);
-  manifests_[req.key] = std::move(m);
   return res;
 }
 
-void Repo::remove(const std::string& key) {
-  auto lock = lock_checkout();
-  auto it = manifests_.find(key);
-  if (it == manifests_.end()) throw ConfigError("no such object: " + key);
-  Json pre{{"objects", Json{{key, model::manifest_to_toml(it->second)}}}, {"workspace", model::workspace_to_toml(*workspace_)}};
+Json Repo::stored_locator(host::BackendProxy& b, const std::string& key, Json locator, const fs::path& cwd) {
+  const auto& desc = b.description();
+  for (const auto& k : desc.local_path_keys)
+    if (locator.contains(k) && locator[k].is_string())
+      locator[k] = absolutize(locator[k].get<std::string>(), cwd, desc.local_path_prefixes);
+  b.validate_locator(locator, key);
+  return locator;
+}
+
+void Repo::register_object(model::ObjectManifest m) {
+  model::write_manifest(objects_dir(), m);
+  // A branch this checkout held for an earlier object of the key is not this object's.
+  workspace_->working_refs.erase(m.key);
+  workspace_->pending_forks.erase(m.key);
+  workspace_->pending_resets.erase(m.key);
+  workspace_->fork_points.erase(m.key);
+  workspace_->base_states.erase(m.key);
+  std::string key = m.key;
+  manifests_[key] = std::move(m);
+}
+
+void Repo::unregister_object(const std::string& key) {
   model::remove_manifest(objects_dir(), key);
   // The working ref stays so gc can judge the branch.
   workspace_->last_snapshot.erase(key);
@@ -138,9 +146,17 @@ void Repo::remove(const std::string& key) {
   workspace_->pending_resets.erase(key);
   workspace_->fork_points.erase(key);
   workspace_->base_states.erase(key);
+  manifests_.erase(key);
+}
+
+void Repo::remove(const std::string& key) {
+  auto lock = lock_checkout();
+  auto it = manifests_.find(key);
+  if (it == manifests_.end()) throw ConfigError("no such object: " + key);
+  Json pre{{"objects", Json{{key, model::manifest_to_toml(it->second)}}}, {"workspace", model::workspace_to_toml(*workspace_)}};
+  unregister_object(key);
   write_workspace();
   log_op("remove", pre, Json{{"key", key}});
-  manifests_.erase(it);
 }
 
 SetResult Repo::set_policy(const std::vector<std::string>& keys_in, bool all, const std::optional<std::string>& file,
