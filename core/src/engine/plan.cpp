@@ -78,6 +78,7 @@ const std::vector<std::string>& required_preconditions(const std::string& comman
       {"drop", {"workspace_id", "history_digest", "bookmark_head", "no_new_holders"}},
       {"repair", {"workspace_id", "history_digest"}},
       {"undo", {"workspace_id", "vcs_head", "op_not_undone", "op_log_head"}},
+      {"import", {"manifest_hash"}},
   };
   static const std::vector<std::string> none;
   auto it = req.find(command);

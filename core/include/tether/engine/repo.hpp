@@ -283,6 +283,22 @@ struct ExportOptions {
   ProgressFn progress;
 };
 
+// `tether import` (registry.md §5): the rows of a source become add / update / remove actions.
+struct ImportOptions {
+  std::string source;  // PostgreSQL DSN, SQLite file, .csv, .jsonl (registry/import_source.hpp)
+  // --table / --query; with neither, a SQL source uses secrets.toml's [import] query.
+  std::optional<std::string> table, query;
+  bool sync = false;  // also remove registered objects the source does not list
+  bool dry_run = false;
+  std::optional<Plan> saved;  // --from-plan: the source is not read again
+  std::filesystem::path cwd;  // relative local paths in locators resolve against it
+};
+struct ImportResult {
+  Plan plan;
+  bool applied = false;
+  std::vector<std::string> added, updated, removed, unchanged;
+};
+
 class Repo {
  public:
   // Walk up from `start` to the directory holding tether.toml.
@@ -330,6 +346,9 @@ class Repo {
   // The registry tables of the exported commits (registry.md §2): one history walk, each
   // distinct manifest text parsed and hashed once.
   registry::Bundle export_bundle(const ExportOptions& options);
+  // Registers, updates and (with sync) unregisters objects as a source lists them; never
+  // contacts a store and never records a state (only `commit` does).
+  ImportResult import_objects(const ImportOptions& options);
 
   // Keys whose working branch was forked from a state the manifests no longer record (§1.9).
   std::vector<std::string> stale_keys() const;
@@ -393,6 +412,17 @@ class Repo {
   Plan plan_forget_workspace(const ForgetWorkspaceOptions& options);
   ForgetWorkspaceResult apply_forget_workspace(const Plan& plan);
   void write_workspace();
+  // ---- registering (objects.cpp), shared by add, remove and import ----
+  // The locator a manifest stores: local paths made absolute against `cwd`, then validated.
+  Json stored_locator(host::BackendProxy& backend, const std::string& key, Json locator,
+                      const std::filesystem::path& cwd);
+  // Writes the manifest and forgets what this checkout held for an earlier object of the key
+  // (the caller writes the workspace file).
+  void register_object(model::ObjectManifest m);
+  // Deletes the manifest; the working ref stays for gc (the caller writes the workspace file).
+  void unregister_object(const std::string& key);
+  Plan plan_import(const std::vector<Json>& rows, bool sync, const std::filesystem::path& cwd);
+  ImportResult apply_import(const Plan& plan);
   void log_op(const std::string& command, const Json& pre, const Json& result);
   // `tether-pinned.jsonl` in the VCS shared dir: the pins this clone created (§2.9).
   std::filesystem::path pinned_index_path() const;
