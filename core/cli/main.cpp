@@ -257,6 +257,18 @@ int main(int argc, char** argv) {
   add_json(repair);
   repair->callback([&] { action = [&] { return run_repair(g, repair_o); }; });
 
+  // import (experimental)
+  ImportOptions import_o;
+  auto* importc = app.add_subcommand(
+      "import", "register, update and (--sync) remove objects as a table lists them [experimental]");
+  importc->add_option("source", import_o.source, "PostgreSQL DSN, SQLite file, .csv or .jsonl")->required();
+  importc->add_option("--table", import_o.table, "read every row of this table (SQL sources)");
+  importc->add_option("--query", import_o.query, "read the rows of this SELECT (SQL sources; default: secrets.toml [import] query)");
+  importc->add_flag("--sync", import_o.sync, "also remove registered objects the source does not list");
+  add_plan_flags(importc, import_o.plan);
+  add_json(importc);
+  importc->callback([&] { action = [&] { return run_import(g, import_o); }; });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -118,6 +118,14 @@ struct RepairOptions {
   PlanFlags plan;
 };
 
+// import (cli/import.cpp), experimental
+struct ImportOptions {
+  std::string source;
+  std::optional<std::string> table, query;
+  bool sync = false;
+  PlanFlags plan;
+};
+
 int run_init(const Global&, const InitOptions&);
 int run_backends(const Global&, const BackendsOptions&);
 int run_add(const Global&, const AddOptions&);
@@ -141,5 +149,6 @@ int run_forget_workspace(const Global&, const ForgetWorkspaceOptions&);
 int run_ops(const Global&, const OpsOptions&);
 int run_undo(const Global&, const UndoOptions&);
 int run_repair(const Global&, const RepairOptions&);
+int run_import(const Global&, const ImportOptions&);
 
 }  // namespace tether::cli
