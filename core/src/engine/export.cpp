@@ -40,7 +40,7 @@ std::string iso_of(std::int64_t seconds) {
 struct ObjectCells {
   std::string key;
   std::array<Cell, 14> cells;
-  std::string canonical;  // the manifest's canonical text (manifest_hash input)
+  std::string hash_part;  // cb([key, canonical text]): this manifest's part of manifest_hash
   bool has_state = false;
   std::string kind, identity_hash, state_hash;  // for object_states (hash "" = null)
   Cell identity_json, state_json, pin_id;
@@ -108,7 +108,7 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
     auto oc = std::make_shared<ObjectCells>();
     oc->key = m.key;
     oc->kind = m.kind;
-    oc->canonical = m.canonical();
+    oc->hash_part = model::canonical_json(Json::array({m.key, m.canonical()}));
     const auto& id = identity(m);
     Cell uri = Cell::null();
     if (auto u = m.locator.find("uri"); u != m.locator.end() && u->is_string()) uri = b.text(u->get<std::string>());
@@ -174,13 +174,11 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
       rows->objects.push_back(it->second);
     }
     std::sort(rows->objects.begin(), rows->objects.end(), [](const auto& x, const auto& y) { return x->key < y->key; });
-    // manifest_hash (spec §3.5) over the canonical texts already made.
-    std::vector<std::string> parts;
+    // manifest_hash (spec §3.5) over the parts each distinct manifest made once.
+    std::vector<std::string_view> parts;
     parts.reserve(rows->objects.size());
-    for (const auto& o : rows->objects)
-      parts.push_back(model::canonical_json(Json::array({o->key, o->canonical})));
-    std::vector<std::string_view> views(parts.begin(), parts.end());
-    rows->manifest_hash = model::framed_blake2b(views, 32);
+    for (const auto& o : rows->objects) parts.push_back(o->hash_part);
+    rows->manifest_hash = model::framed_blake2b(parts, 32);
     by_tree.emplace(files.get(), rows);
     return rows;
   };
