@@ -197,7 +197,13 @@ void encode_levels(const std::vector<std::uint8_t>& levels, std::string& out) {
   }
 }
 
-struct ChunkInfo {
+// One column chunk being built: the open page's levels and PLAIN values, and the finished
+// pages (headers and compressed bodies) of the chunk so far.
+struct ColumnState {
+  std::vector<std::uint8_t> levels;
+  std::string values;
+  std::size_t bools = 0;  // booleans bit-packed into values
+  std::string pages;
   std::int64_t data_page_offset = 0;
   std::int64_t uncompressed = 0;  // page headers + uncompressed page bodies
   std::int64_t compressed = 0;    // page headers + compressed page bodies
@@ -218,16 +224,35 @@ class ParquetBuilder {
   }
 
   std::string build() {
+    const std::size_t ncols = table_.def().columns.size();
+    const std::size_t rows = table_.rows();
+    std::vector<ColumnState> chunks(rows > 0 ? ncols : 0);
+    // Cells are stored row by row and their text in the bundle's arena in about row order, so
+    // the table is walked in blocks of rows, each block column by column: the block's cells and
+    // text stay in cache while every column gets its share.
+    for (std::size_t first = 0; first < rows; first += kBlockRows) {
+      const std::size_t last = std::min(rows, first + kBlockRows);
+      for (std::size_t c = 0; c < chunks.size(); ++c) append_rows(c, chunks[c], first, last);
+    }
+    std::size_t total = 4;
+    for (ColumnState& chunk : chunks) {
+      if (!chunk.levels.empty()) flush_page(chunk);
+      total += chunk.pages.size();
+    }
+    out_.reserve(total + 1024);
     out_ = "PAR1";
-    const auto& columns = table_.def().columns;
-    std::vector<ChunkInfo> chunks;
-    if (table_.rows() > 0)
-      for (std::size_t c = 0; c < columns.size(); ++c) chunks.push_back(write_chunk(c));
+    for (ColumnState& chunk : chunks) {
+      chunk.data_page_offset = static_cast<std::int64_t>(out_.size());
+      out_ += chunk.pages;
+      std::string().swap(chunk.pages);
+    }
     write_footer(chunks);
     return std::move(out_);
   }
 
  private:
+  static constexpr std::size_t kBlockRows = 1024;
+
   [[noreturn]] void fail(const std::string& why) const {
     throw TetherError("cannot write " + path_.string() + ": " + why);
   }
@@ -237,72 +262,64 @@ class ParquetBuilder {
          std::to_string(row) + ": " + why);
   }
 
-  // Appends one non-null cell's PLAIN encoding to values_.
-  void append_value(Type type, const Cell& cell, std::size_t col, std::size_t row) {
+  // Appends one non-null cell's PLAIN encoding to the open page.
+  void append_value(ColumnState& s, Type type, const Cell& cell, std::size_t col, std::size_t row) {
     switch (type) {
       case Type::Text:
       case Type::Json: {
         if (cell.kind != Cell::Text) bad_cell(col, row, "not a text cell");
         if (cell.s.size() > std::numeric_limits<std::int32_t>::max()) bad_cell(col, row, "text longer than 2 GiB");
-        put_le(values_, static_cast<std::uint32_t>(cell.s.size()));
-        values_.append(cell.s);
+        put_le(s.values, static_cast<std::uint32_t>(cell.s.size()));
+        s.values.append(cell.s);
         return;
       }
       case Type::Int:
         if (cell.kind != Cell::Int) bad_cell(col, row, "not an integer cell");
-        put_le(values_, cell.i);
+        put_le(s.values, cell.i);
         return;
       case Type::Timestamp: {
         if (cell.kind != Cell::Text) bad_cell(col, row, "not a text cell");
         const auto micros = iso_to_micros(cell.s);
         if (!micros)
           bad_cell(col, row, "'" + std::string(cell.s) + "' is not an ISO-8601 timestamp with an offset");
-        put_le(values_, *micros);
+        put_le(s.values, *micros);
         return;
       }
       case Type::Bool:
         if (cell.kind != Cell::Bool) bad_cell(col, row, "not a boolean cell");
         // PLAIN booleans are bit-packed, least significant bit first.
-        if (bools_ % 8 == 0) values_.push_back(0);
-        if (cell.b) values_.back() = static_cast<char>(values_.back() | (1 << (bools_ % 8)));
-        ++bools_;
+        if (s.bools % 8 == 0) s.values.push_back(0);
+        if (cell.b) s.values.back() = static_cast<char>(s.values.back() | (1 << (s.bools % 8)));
+        ++s.bools;
         return;
     }
   }
 
-  ChunkInfo write_chunk(std::size_t col) {
+  // Rows [first, last) of column `col`; a page is closed at kPageRows rows or kPageBytes.
+  void append_rows(std::size_t col, ColumnState& s, std::size_t first, std::size_t last) {
     const Type type = table_.def().columns[col].type;
-    const std::size_t rows = table_.rows();
-    ChunkInfo info;
-    info.data_page_offset = static_cast<std::int64_t>(out_.size());
-    for (std::size_t row = 0; row < rows;) {
-      const std::size_t first = row;
-      levels_.clear();
-      values_.clear();
-      bools_ = 0;
-      for (; row < rows && row - first < kPageRows && values_.size() < kPageBytes; ++row) {
-        const Cell& cell = table_.at(row, col);
-        if (cell.is_null()) {
-          levels_.push_back(0);
-          ++info.null_count;
-        } else {
-          levels_.push_back(1);
-          append_value(type, cell, col, row);
-        }
+    for (std::size_t row = first; row < last; ++row) {
+      const Cell& cell = table_.at(row, col);
+      if (cell.is_null()) {
+        s.levels.push_back(0);
+        ++s.null_count;
+      } else {
+        s.levels.push_back(1);
+        append_value(s, type, cell, col, row);
       }
-      write_page(row - first, info);
+      if (s.levels.size() == kPageRows || s.values.size() >= kPageBytes) flush_page(s);
     }
-    return info;
   }
 
-  // One DataPage v1: [u32 length][definition levels][values], zstd-compressed after its header.
-  void write_page(std::size_t num_values, ChunkInfo& info) {
+  // Closes the open page as one DataPage v1: [u32 length][definition levels][values],
+  // zstd-compressed after its header.
+  void flush_page(ColumnState& s) {
     encoded_levels_.clear();
-    encode_levels(levels_, encoded_levels_);
+    encode_levels(s.levels, encoded_levels_);
     body_.clear();
     put_le(body_, static_cast<std::uint32_t>(encoded_levels_.size()));
     body_ += encoded_levels_;
-    body_ += values_;
+    body_ += s.values;
     if (body_.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
       fail("a page of table " + table_.name() + " is larger than 2 GiB");
 
@@ -311,22 +328,25 @@ class ParquetBuilder {
     const std::size_t packed = ZSTD_compressCCtx(zstd_.get(), packed_.data(), bound, body_.data(), body_.size(), kZstdLevel);
     if (ZSTD_isError(packed)) fail(std::string("zstd: ") + ZSTD_getErrorName(packed));
 
-    const std::size_t header_start = out_.size();
-    CompactWriter w(out_);  // PageHeader
+    const std::size_t header_start = s.pages.size();
+    CompactWriter w(s.pages);  // PageHeader
     w.field_i32(1, kDataPage);
     w.field_i32(2, static_cast<std::int32_t>(body_.size()));
     w.field_i32(3, static_cast<std::int32_t>(packed));
     w.begin_struct_field(5);  // DataPageHeader
-    w.field_i32(1, static_cast<std::int32_t>(num_values));
+    w.field_i32(1, static_cast<std::int32_t>(s.levels.size()));
     w.field_i32(2, kPlain);
     w.field_i32(3, kRle);
     w.field_i32(4, kRle);
     w.end_struct();
     w.end_struct();
-    const auto header = static_cast<std::int64_t>(out_.size() - header_start);
-    out_.append(packed_.data(), packed);
-    info.uncompressed += header + static_cast<std::int64_t>(body_.size());
-    info.compressed += header + static_cast<std::int64_t>(packed);
+    const auto header = static_cast<std::int64_t>(s.pages.size() - header_start);
+    s.pages.append(packed_.data(), packed);
+    s.uncompressed += header + static_cast<std::int64_t>(body_.size());
+    s.compressed += header + static_cast<std::int64_t>(packed);
+    s.levels.clear();
+    s.values.clear();
+    s.bools = 0;
   }
 
   void write_schema_element(CompactWriter& w, const Column& column) {
@@ -369,7 +389,7 @@ class ParquetBuilder {
     w.end_struct();
   }
 
-  void write_footer(const std::vector<ChunkInfo>& chunks) {
+  void write_footer(const std::vector<ColumnState>& chunks) {
     const auto& columns = table_.def().columns;
     const auto rows = static_cast<std::int64_t>(table_.rows());
     const std::size_t footer_start = out_.size();
@@ -389,7 +409,7 @@ class ParquetBuilder {
       w.begin_struct();  // RowGroup
       w.begin_list_field(1, CType::Struct, chunks.size());
       for (std::size_t c = 0; c < chunks.size(); ++c) {
-        const ChunkInfo& chunk = chunks[c];
+        const ColumnState& chunk = chunks[c];
         uncompressed += chunk.uncompressed;
         compressed += chunk.compressed;
         w.begin_struct();  // ColumnChunk
@@ -427,13 +447,10 @@ class ParquetBuilder {
   const Table& table_;
   const std::filesystem::path& path_;
   std::unique_ptr<ZSTD_CCtx, ZstdFree> zstd_;
-  std::string out_;                   // the file so far
-  std::vector<std::uint8_t> levels_;  // the current page's definition levels
-  std::string values_;                // the current page's PLAIN values
-  std::size_t bools_ = 0;             // booleans packed into values_
-  std::string encoded_levels_;        // levels_ in the RLE/bit-packed hybrid
-  std::string body_;                  // the current page, uncompressed
-  std::string packed_;                // scratch for the compressed page
+  std::string out_;             // the file
+  std::string encoded_levels_;  // scratch: a page's levels in the RLE/bit-packed hybrid
+  std::string body_;            // scratch: a page, uncompressed
+  std::string packed_;          // scratch: a page, compressed
 };
 
 }  // namespace
