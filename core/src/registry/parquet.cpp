@@ -155,14 +155,6 @@ void put_le(std::string& out, T v) {
   }
 }
 
-void uleb128(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
 // Definition levels (0 or 1) in the RLE/bit-packed hybrid at bit width 1: runs of eight or
 // more equal levels become RLE runs, everything between them bit-packed groups of eight. A
 // column without nulls is one RLE run of two or three bytes.
@@ -177,7 +169,7 @@ void encode_levels(const std::vector<std::uint8_t>& levels, std::string& out) {
   while (i < n) {
     const std::size_t run = run_at(i, n);
     if (run >= 8) {
-      uleb128(out, run << 1);
+      thrift::put_varint(out, run << 1);
       out.push_back(static_cast<char>(levels[i]));
       i += run;
       continue;
@@ -187,7 +179,7 @@ void encode_levels(const std::vector<std::uint8_t>& levels, std::string& out) {
     std::size_t j = i;
     do j += 8;
     while (j < n && run_at(j, 16) < 16);
-    uleb128(out, ((j - i) / 8) << 1 | 1);
+    thrift::put_varint(out, ((j - i) / 8) << 1 | 1);
     for (std::size_t g = i; g < j; g += 8) {
       unsigned byte = 0;
       for (std::size_t k = 0; k < 8 && g + k < n; ++k) byte |= static_cast<unsigned>(levels[g + k]) << k;

@@ -26,6 +26,16 @@ enum class CType : std::uint8_t {
   Struct = 12,
 };
 
+// An unsigned LEB128 varint: the compact protocol's integers and lengths, and also the run
+// headers of Parquet's RLE/bit-packed hybrid.
+inline void put_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
 class CompactWriter {
  public:
   explicit CompactWriter(std::string& out) : out_(out) {}
@@ -78,13 +88,7 @@ class CompactWriter {
   static std::uint64_t zigzag(std::int64_t v) {
     return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
   }
-  void varint(std::uint64_t v) {
-    while (v >= 0x80) {
-      out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    out_.push_back(static_cast<char>(v));
-  }
+  void varint(std::uint64_t v) { put_varint(out_, v); }
 
  private:
   void header(std::int16_t id, CType type) {
