@@ -10,7 +10,7 @@
 namespace tether::cli {
 
 int run_import(const Global& g, const ImportOptions& o) {
-  if (!g.json) note("export/publish/import are experimental (tether.experimental.registry): the schema may change before 0.2");
+  registry_note(g);
   auto repo = open_repo();
   engine::ImportOptions opt;
   opt.source = o.source;
