@@ -240,16 +240,9 @@ ImportResult Repo::apply_import(const Plan& plan) {
       res.added.push_back(c.key);
     } else if (c.op == "update") {
       model::write_manifest(objects_dir(), c.manifest);
-      if (c.locator_changed) {
-        // The branch belongs to the old locator: this checkout lets go of it (gc judges it).
-        workspace_->working_refs.erase(c.key);
-        workspace_->pending_forks.erase(c.key);
-        workspace_->pending_resets.erase(c.key);
-        workspace_->base_states.erase(c.key);
-        workspace_->fork_points.erase(c.key);
-        workspace_->last_snapshot.erase(c.key);
-        workspace_->last_snapshot_errors.erase(c.key);
-      }
+      // The branch (and the cached fingerprint) belong to the old locator: this checkout lets
+      // go of them; gc judges the branch.
+      if (c.locator_changed) workspace_->forget_key(c.key);
       manifests_[c.key] = std::move(c.manifest);
       res.updated.push_back(c.key);
     } else {
