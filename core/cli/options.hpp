@@ -118,6 +118,14 @@ struct RepairOptions {
   PlanFlags plan;
 };
 
+// publish (cli/publish.cpp; experimental)
+struct PublishOptions {
+  std::optional<std::string> to;  // DSN; else $TETHER_PUBLISH_DSN
+  std::string schema = "tether";
+  std::vector<std::string> revs;
+  bool listings = false, dry_run = false;
+};
+
 int run_init(const Global&, const InitOptions&);
 int run_backends(const Global&, const BackendsOptions&);
 int run_add(const Global&, const AddOptions&);
@@ -141,5 +149,6 @@ int run_forget_workspace(const Global&, const ForgetWorkspaceOptions&);
 int run_ops(const Global&, const OpsOptions&);
 int run_undo(const Global&, const UndoOptions&);
 int run_repair(const Global&, const RepairOptions&);
+int run_publish(const Global&, const PublishOptions&);
 
 }  // namespace tether::cli
