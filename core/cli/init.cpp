@@ -58,6 +58,8 @@ int run_backends(const Global& g, const BackendsOptions&) {
     out(ljust(i.kind, 10) + " " + ljust(i.maturity, 13) + " " + ljust(i.tier, 11) + " " + caps);
     out(std::string(11, ' ') + i.path.string() + " (ABI " + i.abi + ", plugin " + i.version + ")");
   }
+  out("");
+  out("experimental commands: export, publish, import (registries and SQL; the table schema may change before 0.2)");
   return 0;
 }
 

@@ -257,7 +257,20 @@ int main(int argc, char** argv) {
   add_json(repair);
   repair->callback([&] { action = [&] { return run_repair(g, repair_o); }; });
 
-  // publish (experimental)
+  // registries and SQL (experimental)
+  ExportOptions export_o;
+  auto* exportc = app.add_subcommand("export", "write the history as SQL tables: a SQLite file or a directory [experimental]");
+  exportc->add_option("path", export_o.path, "a .sqlite file, or a directory for parquet, csv, jsonl")->required();
+  exportc->add_option("-r,--rev", export_o.revs, "export only this revision (repeatable)");
+  exportc->add_flag("--all-history,!--no-all-history", export_o.all_history,
+                    "every reachable commit (default); --no-all-history: only HEAD");
+  exportc->add_option("--format", export_o.format, "sqlite (default), parquet, csv or jsonl");
+  exportc->add_flag("--listings", export_o.listings, "fill listings and listing_entries");
+  exportc->add_flag("--workspace", export_o.workspace, "fill workspace (this checkout's working refs)");
+  exportc->add_flag("--append", export_o.append, "upsert into an existing SQLite file instead of replacing it");
+  add_json(exportc);
+  exportc->callback([&] { action = [&] { return run_export(g, export_o); }; });
+
   PublishOptions publish_o;
   auto* publish = app.add_subcommand("publish", "upsert the history's registry tables into PostgreSQL [experimental]");
   publish->add_option("--to", publish_o.to, "PostgreSQL DSN (default: $TETHER_PUBLISH_DSN)");

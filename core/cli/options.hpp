@@ -2,8 +2,10 @@
 // main.cpp sees CLI11; each command's file sees these structs and the engine.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tether::cli {
@@ -117,6 +119,14 @@ struct RepairOptions {
   bool all_history = false;
   PlanFlags plan;
 };
+// ---- registries and SQL (experimental) ----
+struct ExportOptions {
+  std::string path;
+  std::vector<std::string> revs;
+  bool all_history = true;
+  std::string format = "sqlite";
+  bool listings = false, workspace = false, append = false;
+};
 
 // publish (cli/publish.cpp; experimental)
 struct PublishOptions {
@@ -150,5 +160,9 @@ int run_ops(const Global&, const OpsOptions&);
 int run_undo(const Global&, const UndoOptions&);
 int run_repair(const Global&, const RepairOptions&);
 int run_publish(const Global&, const PublishOptions&);
+int run_export(const Global&, const ExportOptions&);
+// The experimental commands' stderr note (not under --json), and their per-table row counts.
+void registry_note(const Global&);
+void print_table_counts(const std::vector<std::pair<std::string, std::size_t>>& counts);
 
 }  // namespace tether::cli

@@ -31,7 +31,7 @@ engine::Plan publish_plan(const registry::PublishReport& r, const std::string& h
 }  // namespace
 
 int run_publish(const Global& g, const PublishOptions& o) {
-  if (!g.json) note("export/publish/import are experimental (tether.experimental.registry): the schema may change before 0.2");
+  registry_note(g);
   registry::PublishOptions popt;
   if (o.to) popt.dsn = *o.to;
   else if (const char* env = std::getenv("TETHER_PUBLISH_DSN")) popt.dsn = env;
@@ -63,12 +63,12 @@ int run_publish(const Global& g, const PublishOptions& o) {
   if (g.json) {
     nlohmann::json upserted = nlohmann::json::object();
     for (const auto& [table, n] : r.upserted) upserted[table] = n;
-    print_json({{"schema", r.schema}, {"head", bundle.head}, {"upserted", upserted}, {"skipped_commits", r.skipped_commits}});
+    print_json({{"schema", r.schema}, {"head", bundle.head.empty() ? nlohmann::json(nullptr) : nlohmann::json(bundle.head)}, {"upserted", upserted}, {"skipped_commits", r.skipped_commits}});
     return 0;
   }
   out("published " + std::to_string(r.total()) + " row(s) to schema '" + r.schema + "' (" +
       std::to_string(r.skipped_commits) + " commit(s) already present)");
-  for (const auto& [table, n] : r.upserted) out("  " + ljust(table, 15) + "  " + rjust(std::to_string(n), 7) + " row(s)");
+  print_table_counts(r.upserted);
   return 0;
 }
 

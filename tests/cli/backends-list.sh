@@ -8,6 +8,7 @@ out_matches '^file +stable +observed +'
 out_matches '^memory +[a-z]+ +forkable +.*pin.*fork'
 out_matches '^ +/.*/tether-backend-file\.so \(ABI [0-9]+\.[0-9]+, plugin [0-9.]+\)$'
 out_matches '^ +/.*/tether-backend-memory\.so '
+out_has "experimental commands: export, publish, import (registries and SQL; the table schema may change before 0.2)"
 ok tether backends --json
 eq "$(json '[b["kind"] for b in j if b["kind"] in ("file", "memory")]')" "['file', 'memory']"
 for f in kind installed maturity tier capabilities note path; do

@@ -120,7 +120,7 @@ eq "$(json 'sorted(j)')" "['head', 'schema', 'skipped_commits', 'upserted']"
 eq "$(json 'j["schema"]')" tether
 eq "$(json 'j["head"]')" "$(git rev-parse HEAD)"
 eq "$(json 'j["skipped_commits"]')" "$commits"
-eq "$(json 'list(j["upserted"])')" "['tether_meta', 'commits', 'commit_parents', 'refs', 'objects', 'object_states', 'listings', 'listing_entries', 'workspace']"
+eq "$(json 'sorted(j["upserted"])')" "['commit_parents', 'commits', 'listing_entries', 'listings', 'object_states', 'objects', 'refs', 'tether_meta', 'workspace']"
 eq "$(json 'j["upserted"]["commits"], j["upserted"]["objects"]')" "1 2"
 [ -z "$ERR" ] || fail "--json printed on stderr: $ERR"
 eq "$(pg "SELECT commit_id FROM tether.refs WHERE kind = 'head'")" "$(git rev-parse HEAD)" "the head ref moved"

@@ -26,6 +26,7 @@ class GitAdapter : public VcsAdapter {
   std::optional<std::string> head() const override { return reader_.head(); }
   std::optional<std::string> current_branch() const override { return reader_.current_branch(); }
   std::map<std::string, std::string> branches() const override { return reader_.branches(); }
+  std::map<std::string, std::string> tags() const override { return reader_.tags(); }
 
   std::optional<std::string> read_file(const std::string& rev, const std::string& path) const override {
     return reader_.read_file(rev, path);

@@ -190,6 +190,24 @@ std::map<std::string, std::string> GitReader::branches() const {
   return out;
 }
 
+std::map<std::string, std::string> GitReader::tags() const {
+  std::lock_guard lock(mutex_);
+  git_reference_iterator* raw_it = nullptr;
+  if (git_reference_iterator_glob_new(&raw_it, repo_, "refs/tags/*") != 0) fail("cannot list tags");
+  RefIterator it(raw_it);
+  std::map<std::string, std::string> out;
+  git_reference* raw = nullptr;
+  while (git_reference_next(&raw, it.get()) == 0) {
+    Reference ref(raw);
+    git_object* target = nullptr;
+    if (git_reference_peel(&target, ref.get(), GIT_OBJECT_COMMIT) != 0) continue;  // a tag of a blob or tree
+    Object obj(target);
+    static const std::string prefix = "refs/tags/";
+    out[std::string(git_reference_name(ref.get())).substr(prefix.size())] = hex(*git_object_id(obj.get()));
+  }
+  return out;
+}
+
 std::vector<Worktree> GitReader::worktrees() const {
   std::lock_guard lock(mutex_);
   std::error_code ec;

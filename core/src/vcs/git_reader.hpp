@@ -58,6 +58,7 @@ class GitReader {
   std::optional<std::string> head() const;
   std::optional<std::string> current_branch() const;
   std::map<std::string, std::string> branches() const;
+  std::map<std::string, std::string> tags() const;
   // The main worktree first (absent when the repository is bare), then linked ones by path.
   std::vector<Worktree> worktrees() const;
 

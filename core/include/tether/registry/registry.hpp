@@ -136,6 +136,7 @@ class Bundle {
 // with it, rows are upserted (INSERT OR REPLACE) and the Replaced tables rewritten. One
 // transaction. Throws ConfigError/TetherError naming the path on failure.
 void write_sqlite(const Bundle& bundle, const std::filesystem::path& path, bool append);
+std::string sqlite_ddl();  // CREATE TABLE / CREATE VIEW IF NOT EXISTS, one statement per line
 
 // Directory formats (§3.2): `schema.json` plus `<table>.<fmt>` for all nine tables.
 // fmt: "csv" | "jsonl" | "parquet" (anything else: ConfigError `unknown export format 'x'`).

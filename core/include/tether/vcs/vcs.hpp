@@ -72,6 +72,8 @@ class VcsAdapter {
   virtual std::optional<std::string> current_branch() const = 0;
   // Local branches -> commit id.
   virtual std::map<std::string, std::string> branches() const = 0;
+  // Tags -> the commit each names (annotated tags peeled); tags of other objects are skipped.
+  virtual std::map<std::string, std::string> tags() const = 0;
 
   // Content of one file at a revision; nullopt when absent or not a regular file.
   virtual std::optional<std::string> read_file(const std::string& rev, const std::string& path) const = 0;

@@ -1,0 +1,56 @@
+// core/cli/export.cpp: `tether export PATH` (experimental; spec registry.md §3).
+#include <nlohmann/json.hpp>
+
+#include "cli/common.hpp"
+#include "cli/options.hpp"
+#include "cli/output.hpp"
+#include "tether/errors.hpp"
+
+namespace tether::cli {
+
+void registry_note(const Global& g) {
+  if (!g.json)
+    note("export/publish/import are experimental (tether.experimental.registry): the schema may change before 0.2");
+}
+
+// `  <table>  <count> row(s)` for every table, names padded to the longest (listing_entries).
+void print_table_counts(const std::vector<std::pair<std::string, std::size_t>>& counts) {
+  std::size_t w = 0;
+  for (const auto& [t, n] : counts) w = std::max(w, t.size());
+  for (const auto& [t, n] : counts) out("  " + ljust(t, w) + "  " + rjust(std::to_string(n), 7) + " row(s)");
+}
+
+int run_export(const Global& g, const ExportOptions& o) {
+  static const std::vector<std::string> formats = {"sqlite", "parquet", "csv", "jsonl"};
+  if (std::find(formats.begin(), formats.end(), o.format) == formats.end())
+    throw ConfigError("--format must be one of sqlite, parquet, csv, jsonl");
+  if (o.append && o.format != "sqlite") throw ConfigError("--append upserts into a SQLite file; it has no meaning for --format " + o.format);
+  registry_note(g);
+  auto repo = open_repo();
+  engine::ExportOptions opt;
+  opt.revs = o.revs;
+  opt.all_history = o.all_history;
+  opt.listings = o.listings;
+  opt.workspace = o.workspace;
+  Progress progress("export: commits", !g.json);
+  opt.progress = progress.callback();
+  auto bundle = repo->export_bundle(opt);
+  progress.finish();
+  std::size_t files = 1;
+  if (o.format == "sqlite")
+    registry::write_sqlite(bundle, o.path, o.append);
+  else
+    files = registry::write_dir(bundle, o.path, o.format);
+  auto counts = bundle.row_counts();
+  if (g.json) {
+    nlohmann::json rows = nlohmann::json::object();
+    for (const auto& [t, n] : counts) rows[t] = n;
+    print_json({{"path", o.path}, {"format", o.format}, {"head", bundle.head.empty() ? nlohmann::json(nullptr) : nlohmann::json(bundle.head)}, {"rows", rows}});
+    return 0;
+  }
+  out("exported " + std::to_string(files) + " file(s) to " + o.path + " (" + o.format + ")");
+  print_table_counts(counts);
+  return 0;
+}
+
+}  // namespace tether::cli

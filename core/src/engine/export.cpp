@@ -1,0 +1,343 @@
+// core/src/engine/export.cpp: the registry tables of a history (spec registry.md §2).
+//
+// One walk over the exported commits. The VCS hands back one shared file map per distinct
+// objects/ tree, so a tree that many commits share is turned into rows once; a manifest text
+// that many trees share is parsed, hashed and asked for its identity once. Every cell's text
+// is interned in the bundle, so 10,000 commits of 50 mostly unchanged objects cost 50 rows'
+// worth of strings plus the commit ids.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <unordered_map>
+#include <unordered_set>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "engine/internal.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/hash.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/names.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/registry/registry.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace tether::engine {
+
+namespace {
+
+using registry::Cell;
+
+std::string iso_of(std::int64_t seconds) {
+  return model::format_iso_utc(std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
+}
+
+// The 14 cells of an `objects` row after commit_id, and what the other tables need of it.
+struct ObjectCells {
+  std::string key;
+  std::array<Cell, 14> cells;
+  std::string hash_part;  // cb([key, canonical text]): this manifest's part of manifest_hash
+  bool has_state = false;
+  std::string kind, identity_hash, state_hash;  // for object_states (hash "" = null)
+  Cell identity_json, state_json, pin_id;
+  std::optional<std::string> listing;  // listing name (state and identity known)
+};
+
+}  // namespace
+
+registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
+  registry::Bundle b;
+  b.exported_at = model::now_iso_utc_seconds();
+  b.head = vcs_->head().value_or("");
+
+  // ---- which commits ----
+  std::vector<vcs::CommitInfo> commits;
+  {
+    std::unordered_set<std::string> seen;
+    auto add_rev = [&](const std::string& rev) {
+      vcs::HistoryQuery q;
+      q.rev = vcs_->resolve(rev);
+      q.limit = 1;
+      for (auto& c : vcs_->history(q))
+        if (seen.insert(c.id).second) commits.push_back(std::move(c));
+    };
+    if (!opt.revs.empty()) {
+      for (const auto& r : opt.revs) add_rev(r);
+    } else if (!opt.all_history) {
+      if (!b.head.empty()) add_rev(b.head);
+    } else if (b.head.empty() && vcs_->branches().empty()) {
+      // an unborn repository: nothing to walk
+    } else {
+      vcs::HistoryQuery q;
+      q.all = true;
+      commits = vcs_->history(q);
+    }
+  }
+  std::unordered_map<std::string, std::size_t> index;  // commit id -> position in `commits`
+  for (std::size_t i = 0; i < commits.size(); ++i) index.emplace(commits[i].id, i);
+
+  // ---- per distinct manifest text and tree ----
+  const std::string dir = vcs_path(".tether/objects");
+  std::unordered_map<std::string, std::optional<Json>> identity_of;  // canonical [kind, locator]
+  std::unordered_map<std::string_view, std::shared_ptr<const ObjectCells>> by_text;
+  struct TreeRows {
+    std::vector<std::shared_ptr<const ObjectCells>> objects;  // sorted by key
+    std::string manifest_hash;
+  };
+  std::unordered_map<const vcs::FileMap*, std::shared_ptr<const TreeRows>> by_tree;
+  std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;  // by_text's keys point into them
+
+  auto identity = [&](const model::ObjectManifest& m) -> const std::optional<Json>& {
+    std::string sig = model::canonical_json(Json::array({m.kind, m.locator}));
+    auto it = identity_of.find(sig);
+    if (it != identity_of.end()) return it->second;
+    std::optional<Json> id;
+    try {
+      id = backend(m.kind).identity(m.locator, m.key);
+    } catch (const std::exception&) {
+      // the backend is not installed here or refuses the locator: identity unknown (null)
+    }
+    return identity_of.emplace(std::move(sig), std::move(id)).first->second;
+  };
+
+  auto object_cells = [&](const model::ObjectManifest& m) {
+    auto oc = std::make_shared<ObjectCells>();
+    oc->key = m.key;
+    oc->kind = m.kind;
+    oc->hash_part = model::canonical_json(Json::array({m.key, m.canonical()}));
+    const auto& id = identity(m);
+    Cell uri = Cell::null();
+    if (auto u = m.locator.find("uri"); u != m.locator.end() && u->is_string()) uri = b.text(u->get<std::string>());
+    Cell id_json = Cell::null(), id_hash = Cell::null();
+    if (id) {
+      std::string cj = model::canonical_json(*id);
+      oc->identity_hash = model::framed_blake2b({cj}, 16);
+      id_json = b.text(cj);
+      id_hash = b.text(oc->identity_hash);
+    }
+    Cell state_json = Cell::null(), state_hash = Cell::null();
+    if (m.state) {
+      oc->has_state = true;
+      Json content = *m.state;
+      if (id) {
+        try {
+          content = backend(m.kind).content_state(*m.state);
+          oc->listing = model::listing_name(m.kind, *id, content);
+        } catch (const std::exception&) {
+          content = *m.state;
+        }
+      }
+      oc->state_hash = model::framed_blake2b({model::canonical_json(content)}, 16);
+      state_json = b.text(model::canonical_json(*m.state));
+      state_hash = b.text(oc->state_hash);
+    }
+    Cell pin_id = m.pin ? b.text(m.pin->id) : Cell::null();
+    Cell pin_ref = m.pin ? b.text(m.pin->ref) : Cell::null();
+    oc->identity_json = id_json;
+    oc->state_json = state_json;
+    oc->pin_id = pin_id;
+    oc->cells = {b.text(m.key),
+                 b.text(m.kind),
+                 uri,
+                 b.text(model::canonical_json(m.locator)),
+                 id_json,
+                 id_hash,
+                 b.text(m.policy.file),
+                 b.text(m.policy.pin),
+                 state_json,
+                 state_hash,
+                 pin_id,
+                 pin_ref,
+                 Cell::boolean(m.recoverable),
+                 b.text_or_null(m.captured_at)};
+    return std::shared_ptr<const ObjectCells>(std::move(oc));
+  };
+
+  auto tree_rows = [&](const std::string& commit) -> std::shared_ptr<const TreeRows> {
+    auto files = vcs_->manifests_at(commit, dir);
+    auto known = by_tree.find(files.get());
+    if (known != by_tree.end()) return known->second;
+    keep_files.push_back(files);
+    auto rows = std::make_shared<TreeRows>();
+    for (const auto& [rel, text] : *files) {
+      auto it = by_text.find(text);
+      if (it == by_text.end()) {
+        vcs::FileMap one{{rel, text}};
+        auto parsed = parse_manifest_files(one, commit);
+        if (parsed.empty()) continue;  // not a manifest (no .toml)
+        it = by_text.emplace(std::string_view(text), object_cells(parsed.begin()->second)).first;
+      }
+      rows->objects.push_back(it->second);
+    }
+    std::sort(rows->objects.begin(), rows->objects.end(), [](const auto& x, const auto& y) { return x->key < y->key; });
+    // manifest_hash (spec §3.5) over the parts each distinct manifest made once.
+    std::vector<std::string_view> parts;
+    parts.reserve(rows->objects.size());
+    for (const auto& o : rows->objects) parts.push_back(o->hash_part);
+    rows->manifest_hash = model::framed_blake2b(parts, 32);
+    by_tree.emplace(files.get(), rows);
+    return rows;
+  };
+
+  // ---- commits, commit_parents, objects ----
+  auto& t_commits = b["commits"];
+  auto& t_parents = b["commit_parents"];
+  auto& t_objects = b["objects"];
+  t_commits.reserve(commits.size());
+  std::vector<std::shared_ptr<const TreeRows>> rows_of(commits.size());
+  std::vector<Cell> committed_at(commits.size());
+  std::size_t done = 0;
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    const auto& c = commits[i];
+    rows_of[i] = tree_rows(c.id);
+    Cell id = b.text(c.id);
+    committed_at[i] = b.text(iso_of(c.time));
+    t_commits.add_row({id, Cell::null(), b.text(c.author_name), b.text(c.author_email), b.text(iso_of(c.author_time)),
+                       committed_at[i], b.text(c.message), b.text(rows_of[i]->manifest_hash)});
+    for (std::size_t p = 0; p < c.parents.size(); ++p)
+      t_parents.add_row({id, b.text(c.parents[p]), Cell::integer(static_cast<std::int64_t>(p))});
+    std::array<Cell, 15> row;
+    row[0] = id;
+    for (const auto& o : rows_of[i]->objects) {
+      std::copy(o->cells.begin(), o->cells.end(), row.begin() + 1);
+      t_objects.add_row(row);
+    }
+    if (opt.progress) opt.progress(++done, commits.size());
+  }
+
+  // ---- object_states: the first commit by (ancestry depth, committed_at, commit_id) ----
+  {
+    // History comes children first, so walking it backwards visits parents first.
+    std::vector<std::size_t> depth(commits.size(), 0);
+    for (std::size_t n = commits.size(); n-- > 0;) {
+      for (const auto& p : commits[n].parents) {
+        auto it = index.find(p);
+        if (it != index.end()) depth[n] = std::max(depth[n], depth[it->second] + 1);
+      }
+    }
+    // --rev lists may come in any order: settle depths until stable (a handful of commits).
+    if (!opt.revs.empty()) {
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t n = 0; n < commits.size(); ++n)
+          for (const auto& p : commits[n].parents) {
+            auto it = index.find(p);
+            if (it != index.end() && depth[it->second] + 1 > depth[n]) {
+              depth[n] = depth[it->second] + 1;
+              changed = true;
+            }
+          }
+      }
+    }
+    std::vector<std::size_t> order(commits.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      if (depth[x] != depth[y]) return depth[x] < depth[y];
+      if (commits[x].time != commits[y].time) return commits[x].time < commits[y].time;
+      return commits[x].id < commits[y].id;
+    });
+    struct StateRow {
+      const ObjectCells* first;
+      std::size_t commit;
+      Cell pin_id;
+    };
+    // (kind, has identity, identity_hash, state_hash) sorts nulls first, as SQL would not care.
+    std::map<std::tuple<std::string, bool, std::string, std::string>, StateRow> states;
+    std::unordered_set<const TreeRows*> seen_trees;
+    for (std::size_t i : order) {
+      for (const auto& o : rows_of[i]->objects) {
+        if (!o->has_state) continue;
+        auto [it, inserted] = states.try_emplace({o->kind, !o->identity_hash.empty(), o->identity_hash, o->state_hash},
+                                                 StateRow{o.get(), i, o->pin_id});
+        if (!inserted && it->second.pin_id.is_null() && !o->pin_id.is_null()) it->second.pin_id = o->pin_id;
+      }
+    }
+    auto& t = b["object_states"];
+    for (const auto& [k, s] : states) {
+      const auto& o = *s.first;
+      t.add_row({b.text(o.kind), o.identity_hash.empty() ? Cell::null() : b.text(o.identity_hash), b.text(o.state_hash),
+                 o.identity_json, o.state_json, s.pin_id, b.text(commits[s.commit].id), committed_at[s.commit]});
+    }
+  }
+
+  // ---- refs: only those naming an exported commit ----
+  {
+    auto& t = b["refs"];
+    for (const auto& [name, id] : vcs_->branches())
+      if (index.contains(id)) t.add_row({b.text(name), b.text("branch"), b.text(id)});
+    for (const auto& [name, id] : vcs_->tags())
+      if (index.contains(id)) t.add_row({b.text(name), b.text("tag"), b.text(id)});
+    if (!b.head.empty() && index.contains(b.head)) t.add_row({b.text("HEAD"), b.text("head"), b.text(b.head)});
+  }
+
+  // ---- listings (opt-in): the working tree's copies of the listings the states name ----
+  if (opt.listings) {
+    std::set<std::string> names;
+    std::map<std::string, const ObjectCells*> owner;
+    for (const auto& rows : rows_of)
+      for (const auto& o : rows->objects)
+        if (o->listing && names.insert(*o->listing).second) owner.emplace(*o->listing, o.get());
+    auto& t_list = b["listings"];
+    auto& t_entries = b["listing_entries"];
+    for (const auto& name : names) {
+      auto text = read_listing(name, std::nullopt);
+      if (!text) continue;
+      std::int64_t count = 0;
+      std::size_t start = 0;
+      while (start < text->size()) {
+        std::size_t end = text->find('\n', start);
+        if (end == std::string::npos) end = text->size();
+        std::string_view line(text->data() + start, end - start);
+        start = end + 1;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        Json e;
+        try {
+          e = Json::parse(line);
+        } catch (const std::exception& ex) {
+          throw TetherError(".tether/listings/" + name + ": not a listing line: " + ex.what());
+        }
+        if (!e.is_object()) throw TetherError(".tether/listings/" + name + ": a listing line is not a JSON object");
+        std::string path = e.value("p", std::string());
+        std::string token = e.contains("k") && e["k"].is_string() ? e["k"].get<std::string>() : std::string();
+        std::int64_t size = e.contains("s") && e["s"].is_number_integer() ? e["s"].get<std::int64_t>() : 0;
+        t_entries.add_row({b.text(name), b.text(path), token.empty() ? Cell::null() : b.text(token), Cell::integer(size)});
+        ++count;
+      }
+      const auto* o = owner.at(name);
+      t_list.add_row({b.text(name), b.text(o->kind), b.text(o->identity_hash), b.text(o->state_hash), Cell::integer(count)});
+    }
+  }
+
+  // ---- workspace (opt-in) ----
+  if (opt.workspace) {
+    const auto& ws = *workspace_;
+    std::set<std::string> keys;
+    for (const auto& [k, v] : ws.working_refs) keys.insert(k);
+    for (const auto& [k, v] : ws.last_snapshot) keys.insert(k);
+    auto json_cell = [&](const std::map<std::string, Json>& m, const std::string& k) {
+      auto it = m.find(k);
+      return it == m.end() ? Cell::null() : b.text(model::canonical_json(it->second));
+    };
+    auto& t = b["workspace"];
+    for (const auto& k : keys) {
+      auto ref = ws.working_refs.find(k);
+      t.add_row({b.text(ws.workspace_id), b.text(k), ref == ws.working_refs.end() ? Cell::null() : b.text(ref->second),
+                 json_cell(ws.base_states, k), json_cell(ws.fork_points, k), json_cell(ws.last_snapshot, k)});
+    }
+  }
+
+  // ---- tether_meta ----
+  auto& meta = b["tether_meta"];
+  meta.add_row({b.text("schema_version"), b.text(std::to_string(registry::kSchemaVersion))});
+  meta.add_row({b.text("exported_at"), b.text(b.exported_at)});
+  meta.add_row({b.text("head"), b.text(b.head)});
+  meta.add_row({b.text("vcs"), b.text(vcs_->kind())});
+  meta.add_row({b.text("tether_version"), b.text(TETHER_VERSION)});
+  return b;
+}
+
+}  // namespace tether::engine

@@ -1,0 +1,173 @@
+// Tests of the registry tables and the SQLite, CSV and JSONL writers over a hand-built
+// bundle: the exact bytes of the text formats (quoting, escapes, nulls, bools, nested JSON),
+// SQLite read back through its own API, a replacing export that leaves no temporary file,
+// --append's rewrite of the Replaced tables, and the schema's invariants.
+#include <doctest/doctest.h>
+
+#include <sqlite3.h>
+
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+
+#include "testing/temp_dir.hpp"
+#include "tether/errors.hpp"
+#include "tether/registry/registry.hpp"
+
+using namespace tether::registry;
+using tether::testing::TempDir;
+
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// One query's rows, cells joined by '|', NULL as "∅".
+std::string query(const std::filesystem::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  std::string out;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    for (int c = 0; c < sqlite3_column_count(st); ++c) {
+      if (c) out += '|';
+      auto* t = sqlite3_column_text(st, c);
+      out += t ? reinterpret_cast<const char*>(t) : "∅";
+    }
+    out += '\n';
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+void fill(Bundle& b, const std::string& head) {
+  b.head = head;
+  auto& meta = b["tether_meta"];
+  meta.add_row({b.text("schema_version"), b.text("3")});
+  meta.add_row({b.text("head"), b.text(head)});
+  b["commits"].add_row({b.text(head), Cell::null(), b.text("A, \"B\""), b.text("a@x"), b.text("2026-01-02T03:04:05+00:00"),
+                        b.text("2026-01-02T03:04:05+00:00"), b.text("line 1\nline 2\ttab café"), b.text("ab")});
+  b["refs"].add_row({b.text("HEAD"), b.text("head"), b.text(head)});
+  b["objects"].add_row({b.text(head), b.text("k"), b.text("memory"), Cell::null(), b.text(R"({"a":[1,2],"uri":"x"})"),
+                        Cell::null(), Cell::null(), b.text("immutable"), b.text("native"), Cell::null(), Cell::null(),
+                        Cell::null(), Cell::null(), Cell::boolean(false), Cell::null()});
+  b["listing_entries"].add_row({b.text("l.jsonl"), b.text("dir/a,b.bin"), Cell::null(), Cell::integer(-5)});
+}
+
+}  // namespace
+
+TEST_CASE("the schema: nine tables in order, keys are columns, views name tables") {
+  std::vector<std::string> names;
+  for (const auto& t : tables()) {
+    names.push_back(t.name);
+    std::set<std::string> cols;
+    for (const auto& c : t.columns) CHECK(cols.insert(c.name).second);
+    for (const auto& k : t.primary_key) CHECK(cols.count(k) == 1);
+  }
+  CHECK(names == std::vector<std::string>{"tether_meta", "commits", "commit_parents", "refs", "objects", "object_states",
+                                          "listings", "listing_entries", "workspace"});
+  CHECK(table_def("objects").columns.size() == 15);
+  CHECK(views()[0].sql("tether.") ==
+        "SELECT o.* FROM tether.objects o JOIN tether.refs r ON r.commit_id = o.commit_id WHERE r.kind = 'head'");
+  CHECK(views()[1].sql("").find("COUNT(DISTINCT o.commit_id) AS commits FROM objects o") != std::string::npos);
+  CHECK(sqlite_ddl().find("CREATE TABLE IF NOT EXISTS objects (commit_id TEXT, key TEXT, kind TEXT") != std::string::npos);
+  CHECK(sqlite_ddl().find("recoverable INTEGER") != std::string::npos);
+  CHECK(sqlite_ddl().find("CREATE VIEW IF NOT EXISTS object_pins AS ") != std::string::npos);
+}
+
+TEST_CASE("a bundle interns text and refuses a row of the wrong width") {
+  Bundle b;
+  std::string s = "same";
+  auto v1 = b.intern(s);
+  s[0] = 'x';  // the bundle holds its own copy
+  auto v2 = b.intern("same");
+  CHECK(v1 == "same");
+  CHECK(v1.data() == v2.data());
+  CHECK_THROWS_AS(b["refs"].add_row({b.text("x")}), std::invalid_argument);
+  CHECK(b.row_counts().size() == 9);
+  Bundle moved = std::move(b);  // views into the arena survive a move
+  CHECK(v1 == "same");
+}
+
+TEST_CASE("CSV: header in table order, minimal quoting, True/False, nulls empty, CRLF") {
+  TempDir d;
+  Bundle b;
+  fill(b, "c1");
+  write_csv(b["commits"], d.path() / "commits.csv");
+  CHECK(slurp(d.path() / "commits.csv") ==
+        "commit_id,change_id,author_name,author_email,authored_at,committed_at,message,manifest_hash\r\n"
+        "c1,,\"A, \"\"B\"\"\",a@x,2026-01-02T03:04:05+00:00,2026-01-02T03:04:05+00:00,\"line 1\nline 2\ttab café\",ab\r\n");
+  write_csv(b["objects"], d.path() / "objects.csv");
+  CHECK(slurp(d.path() / "objects.csv").find("\r\nc1,k,memory,,\"{\"\"a\"\":[1,2],\"\"uri\"\":\"\"x\"\"}\",,,immutable,native,,,,,False,\r\n") !=
+        std::string::npos);
+  write_csv(b["listing_entries"], d.path() / "le.csv");
+  CHECK(slurp(d.path() / "le.csv") == "listing_name,path,token,size\r\nl.jsonl,\"dir/a,b.bin\",,-5\r\n");
+}
+
+TEST_CASE("JSONL: keys sorted, JSON columns nested, strings escaped, nulls null") {
+  TempDir d;
+  Bundle b;
+  fill(b, "c1");
+  write_jsonl(b["commits"], d.path() / "commits.jsonl");
+  CHECK(slurp(d.path() / "commits.jsonl") ==
+        R"({"author_email":"a@x","author_name":"A, \"B\"","authored_at":"2026-01-02T03:04:05+00:00","change_id":null,)"
+        R"("commit_id":"c1","committed_at":"2026-01-02T03:04:05+00:00","manifest_hash":"ab","message":"line 1\nline 2\ttab café"})"
+        "\n");
+  write_jsonl(b["objects"], d.path() / "objects.jsonl");
+  auto text = slurp(d.path() / "objects.jsonl");
+  CHECK(text.find(R"("locator_json":{"a":[1,2],"uri":"x"})") != std::string::npos);
+  CHECK(text.find(R"("recoverable":false)") != std::string::npos);
+  write_jsonl(b["workspace"], d.path() / "ws.jsonl");
+  CHECK(slurp(d.path() / "ws.jsonl").empty());
+}
+
+TEST_CASE("SQLite: a replacing export, then --append rewrites the Replaced tables and keeps commit rows") {
+  TempDir d;
+  auto db = d.path() / "sub" / "t.sqlite";
+  {
+    Bundle b;
+    fill(b, "c1");
+    write_sqlite(b, db, false);
+  }
+  CHECK(query(db, "SELECT commit_id, author_name, message FROM commits") == "c1|A, \"B\"|line 1\nline 2\ttab café\n");
+  CHECK(query(db, "SELECT typeof(recoverable), recoverable, uri FROM objects") == "integer|0|∅\n");
+  CHECK(query(db, "SELECT size FROM listing_entries") == "-5\n");
+  CHECK(query(db, "SELECT key FROM objects_head") == "k\n");
+  // nothing but the export is left in the directory
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(db.parent_path())) ++files;
+  CHECK(files == 1);
+  {
+    Bundle b;
+    fill(b, "c2");
+    write_sqlite(b, db, true);
+  }
+  CHECK(query(db, "SELECT commit_id FROM commits ORDER BY commit_id") == "c1\nc2\n");
+  CHECK(query(db, "SELECT name, commit_id FROM refs") == "HEAD|c2\n");
+  CHECK(query(db, "SELECT value FROM tether_meta WHERE key = 'head'") == "c2\n");
+  CHECK(query(db, "SELECT COUNT(*) FROM objects") == "2\n");
+  {
+    Bundle b;
+    fill(b, "c3");
+    write_sqlite(b, db, false);  // replaces
+  }
+  CHECK(query(db, "SELECT commit_id FROM commits") == "c3\n");
+}
+
+TEST_CASE("directory formats: schema.json and one file per table; unknown formats and files refused") {
+  TempDir d;
+  Bundle b;
+  fill(b, "c1");
+  CHECK(write_dir(b, d.path() / "out", "jsonl") == 10);
+  CHECK(std::filesystem::exists(d.path() / "out" / "schema.json"));
+  CHECK(std::filesystem::exists(d.path() / "out" / "listing_entries.jsonl"));
+  CHECK(schema_json().find("\"schema_version\": 3") != std::string::npos);
+  CHECK_THROWS_WITH_AS(write_dir(b, d.path() / "x", "xlsx"), "unknown export format 'xlsx'", tether::ConfigError);
+  std::ofstream(d.path() / "f") << "";
+  CHECK_THROWS_AS(write_dir(b, d.path() / "f", "csv"), tether::ConfigError);
+}
