@@ -281,6 +281,15 @@ int main(int argc, char** argv) {
   add_plan_flags(importc, import_o.plan);
   add_json(importc);
   importc->callback([&] { action = [&] { return run_import(g, import_o); }; });
+  PublishOptions publish_o;
+  auto* publish = app.add_subcommand("publish", "upsert the history's registry tables into PostgreSQL [experimental]");
+  publish->add_option("--to", publish_o.to, "PostgreSQL DSN (default: $TETHER_PUBLISH_DSN)");
+  publish->add_option("--schema", publish_o.schema, "schema to write (default: tether)");
+  publish->add_option("-r,--rev", publish_o.revs, "publish only these revisions (repeatable; default: all history)");
+  publish->add_flag("--listings", publish_o.listings, "also publish the per-file listings");
+  publish->add_flag("--dry-run", publish_o.dry_run, "print the plan; write nothing");
+  add_json(publish);
+  publish->callback([&] { action = [&] { return run_publish(g, publish_o); }; });
 
   try {
     app.parse(argc, argv);

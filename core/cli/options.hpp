@@ -135,6 +135,13 @@ struct ImportOptions {
   bool sync = false;
   PlanFlags plan;
 };
+// publish (cli/publish.cpp; experimental)
+struct PublishOptions {
+  std::optional<std::string> to;  // DSN; else $TETHER_PUBLISH_DSN
+  std::string schema = "tether";
+  std::vector<std::string> revs;
+  bool listings = false, dry_run = false;
+};
 
 int run_init(const Global&, const InitOptions&);
 int run_backends(const Global&, const BackendsOptions&);
@@ -159,6 +166,7 @@ int run_forget_workspace(const Global&, const ForgetWorkspaceOptions&);
 int run_ops(const Global&, const OpsOptions&);
 int run_undo(const Global&, const UndoOptions&);
 int run_repair(const Global&, const RepairOptions&);
+int run_publish(const Global&, const PublishOptions&);
 int run_export(const Global&, const ExportOptions&);
 int run_import(const Global&, const ImportOptions&);
 // The experimental commands' stderr note (not under --json), and their per-table row counts.
