@@ -215,6 +215,8 @@ std::string python_float_repr(double v) {
   return out;
 }
 
+void append_json_string(std::string& out, std::string_view text) { write_string(out, text, false); }
+
 std::string canonical_json(const Json& value) {
   std::string out;
   write_canonical(out, value);

@@ -8,6 +8,7 @@
 
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
 #include "tether/registry/registry.hpp"
 
 namespace tether::registry {
@@ -67,31 +68,7 @@ void put_csv(std::string& out, std::string_view v) {
 }
 
 // A JSON string literal: UTF-8 kept as is, control characters escaped.
-void put_json_string(std::string& out, std::string_view v) {
-  static const char* hex = "0123456789abcdef";
-  out += '"';
-  for (char ch : v) {
-    auto u = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (u < 0x20) {
-          out += "\\u00";
-          out += hex[u >> 4];
-          out += hex[u & 15];
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-}
+void put_json_string(std::string& out, std::string_view v) { model::append_json_string(out, v); }
 
 }  // namespace
 
