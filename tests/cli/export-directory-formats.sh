@@ -4,17 +4,7 @@
 # history (sqlite3 -json), including a commit message with commas, quotes, newlines and
 # non-ASCII text.
 . "$(dirname "$0")/lib.sh"
-use_memory_store
-new_dataset
-
-ok tether add db sys1 --kind memory
-mkdir -p "$TMP/plate" && printf abcd >"$TMP/plate/a.bin"
-ok tether add raw/plate "$TMP/plate" --kind file --file versioned
-ok tether commit -m baseline
-mem_edit sys1 advance >/dev/null
-ok tether commit -m $'db moved, "quoted"\nsecond line: café 日本'
-printf xy >"$TMP/plate/b.bin"
-ok tether commit -m "plate moved"
+registry_history
 
 ok tether export t.sqlite --listings
 for fmt in csv jsonl; do

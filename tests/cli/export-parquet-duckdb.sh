@@ -7,17 +7,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 command -v node >/dev/null || { echo "node is not installed: skipped"; exit 77; }
 [ -d "$here/../ducklake/node_modules/@duckdb/node-api" ] || { echo "no DuckDB (tests/ducklake/setup-runtime): skipped"; exit 77; }
-use_memory_store
-new_dataset
-
-ok tether add db sys1 --kind memory
-mkdir -p "$TMP/plate" && printf abcd >"$TMP/plate/a.bin"
-ok tether add raw/plate "$TMP/plate" --kind file --file versioned
-ok tether commit -m baseline
-mem_edit sys1 advance >/dev/null
-ok tether commit -m $'db moved, "quoted"\nsecond line: café 日本'
-printf xy >"$TMP/plate/b.bin"
-ok tether commit -m "plate moved"
+registry_history
 ok tether new -b work --eager
 
 ok tether export t.sqlite --listings --workspace

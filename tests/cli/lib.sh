@@ -193,3 +193,19 @@ need_icechunk() {
 icechunk() { "$ICECHUNK_DIR/icechunk-node" "$ICECHUNK_DIR/oracle.mjs" "$@"; }
 # icechunk_snap CMD ARGS...: runs a write and prints the new snapshot id.
 icechunk_snap() { icechunk "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["snapshot"])'; }
+
+# registry_history: a dataset (new_dataset, memory store) with a memory object `db` and a
+# versioned directory `raw/plate`, committed three times: "baseline", db moved (a message with
+# commas, quotes, a newline and non-ASCII text), "plate moved". For the export scenarios.
+registry_history() {
+  use_memory_store
+  new_dataset
+  ok tether add db sys1 --kind memory
+  mkdir -p "$TMP/plate" && printf abcd >"$TMP/plate/a.bin"
+  ok tether add raw/plate "$TMP/plate" --kind file --file versioned
+  ok tether commit -m baseline
+  mem_edit sys1 advance >/dev/null
+  ok tether commit -m $'db moved, "quoted"\nsecond line: café 日本'
+  printf xy >"$TMP/plate/b.bin"
+  ok tether commit -m "plate moved"
+}
