@@ -79,7 +79,7 @@ eq "$OUT" "plan: import (1 write(s))
 for bad in "postgresql://tether:hunter2@127.0.0.1:1/postgres" "postgres://127.0.0.1:1/postgres?password=hunter2&user=tether"; do
   remember_state
   fails 1 tether import "$bad" --table registry
-  err_has "error: cannot connect to PostgreSQL at 127.0.0.1:1: "
+  err_has "error: cannot connect to PostgreSQL (host 127.0.0.1 port 1): "
   grep -q hunter2 <<<"$OUT$ERR" && fail "the password was printed"
   unchanged
 done

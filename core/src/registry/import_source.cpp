@@ -4,7 +4,6 @@
 // query_only set in SQLite.
 #include "tether/registry/import_source.hpp"
 
-#include <libpq-fe.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "registry/pg_connect.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/json.hpp"
@@ -67,51 +67,6 @@ void require_file(const std::string& source) {
 
 // ---- PostgreSQL ----
 
-struct PgConnDeleter {
-  void operator()(PGconn* c) const { PQfinish(c); }
-};
-struct PgResultDeleter {
-  void operator()(PGresult* r) const { PQclear(r); }
-};
-using PgConn = std::unique_ptr<PGconn, PgConnDeleter>;
-using PgResult = std::unique_ptr<PGresult, PgResultDeleter>;
-
-// Where a DSN points, for messages: `host:port` (the DSN itself may hold a password), and the
-// password so a libpq message that echoes it can be scrubbed.
-struct PgTarget {
-  std::string where, password;
-};
-PgTarget pg_target(const std::string& dsn) {
-  char* err = nullptr;
-  PQconninfoOption* opts = PQconninfoParse(dsn.c_str(), &err);
-  // libpq's parse errors can quote the whole DSN: not shown.
-  if (!opts) {
-    if (err) PQfreemem(err);
-    throw ConfigError("invalid PostgreSQL DSN: libpq cannot parse it (postgresql://USER@HOST:PORT/DBNAME)");
-  }
-  std::string host, hostaddr, port, password;
-  for (PQconninfoOption* o = opts; o->keyword; ++o) {
-    if (!o->val) continue;
-    std::string k = o->keyword;
-    if (k == "host") host = o->val;
-    else if (k == "hostaddr") hostaddr = o->val;
-    else if (k == "port") port = o->val;
-    else if (k == "password") password = o->val;
-  }
-  PQconninfoFree(opts);
-  if (host.empty()) host = hostaddr;
-  if (host.empty()) host = "the default socket";
-  if (port.empty()) port = "5432";
-  return {host + ":" + port, password};
-}
-
-std::string scrub(std::string text, const std::string& secret) {
-  if (secret.empty()) return text;
-  for (std::size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at))
-    text.replace(at, secret.size(), "***");
-  return text;
-}
-
 Json pg_value(const char* text, Oid type) {
   std::string v = text;
   switch (type) {
@@ -143,7 +98,7 @@ Json pg_value(const char* text, Oid type) {
 }
 
 void pg_exec(PGconn* conn, const char* sql) {
-  PgResult r(PQexec(conn, sql));
+  PgResult r(PQexec(conn, sql), &PQclear);
   if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) query_failed(first_line(PQresultErrorMessage(r.get())));
 }
 
@@ -153,21 +108,13 @@ std::string pg_error(const PGresult* r, PGconn* conn) {
 }
 
 std::vector<Json> read_postgres(const std::string& dsn, const std::string& sql) {
-  PgTarget target = pg_target(dsn);
-  // The DSN is expanded after connect_timeout, so a timeout it sets itself wins.
-  const char* keys[] = {"connect_timeout", "application_name", "dbname", nullptr};
-  const char* values[] = {"10", "tether-import", dsn.c_str(), nullptr};
-  PgConn conn(PQconnectdbParams(keys, values, /*expand_dbname=*/1));
-  if (!conn || PQstatus(conn.get()) != CONNECTION_OK)
-    throw TetherError("cannot connect to PostgreSQL at " + target.where + ": " +
-                      scrub(first_line(conn ? PQerrorMessage(conn.get()) : "out of memory"), target.password));
-  PQsetNoticeProcessor(conn.get(), [](void*, const char*) {}, nullptr);  // stderr is the CLI's
+  PgConn conn = connect_postgres(dsn, "tether-import");
   pg_exec(conn.get(), "BEGIN READ ONLY");
   // A prepared statement goes through the extended protocol: the server refuses a text
   // holding more than one statement ("cannot insert multiple commands ...").
-  PgResult prepared(PQprepare(conn.get(), "", sql.c_str(), 0, nullptr));
+  PgResult prepared(PQprepare(conn.get(), "", sql.c_str(), 0, nullptr), &PQclear);
   if (PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) query_failed(pg_error(prepared.get(), conn.get()));
-  PgResult r(PQexecPrepared(conn.get(), "", 0, nullptr, nullptr, nullptr, 0));
+  PgResult r(PQexecPrepared(conn.get(), "", 0, nullptr, nullptr, nullptr, 0), &PQclear);
   auto status = PQresultStatus(r.get());
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) query_failed(pg_error(r.get(), conn.get()));
   std::vector<Json> rows;
@@ -178,7 +125,7 @@ std::vector<Json> read_postgres(const std::string& dsn, const std::string& sql) 
       row[PQfname(r.get(), c)] = PQgetisnull(r.get(), i, c) ? Json(nullptr) : pg_value(PQgetvalue(r.get(), i, c), PQftype(r.get(), c));
     rows.push_back(std::move(row));
   }
-  PgResult end(PQexec(conn.get(), "ROLLBACK"));  // nothing was written; the connection closes anyway
+  PgResult end(PQexec(conn.get(), "ROLLBACK"), &PQclear);  // nothing was written; the connection closes anyway
   return rows;
 }
 

@@ -1,6 +1,6 @@
 // core/src/registry/publish.cpp: a Bundle upserted into PostgreSQL through libpq (spec
-// registry.md §1.3, §4): the statement texts, the COPY text encoding, the DSN redaction and
-// the one transaction that writes it all.
+// registry.md §1.3, §4): the statement texts, the COPY text encoding and the one
+// transaction that writes it all.
 //
 // Large tables travel by COPY (text format): the rows of new commits straight into their
 // table, the upserted tables into a temporary table followed by one INSERT ... SELECT ... ON
@@ -18,15 +18,12 @@
 #include <string_view>
 #include <unordered_set>
 
-#include <libpq-fe.h>
-
+#include "registry/pg_connect.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::registry {
 
 namespace {
-
-constexpr std::string_view kRedacted = "********";
 
 // PostgreSQL's reserved key words (and those usable only as function or type names): a schema
 // name among them must be quoted.
@@ -80,123 +77,6 @@ const char* param_cast(Type t) {
   return "";
 }
 
-std::string one_line(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\n') {
-      out += s[i];
-      continue;
-    }
-    while (i + 1 < s.size() && (s[i + 1] == '\t' || s[i + 1] == ' ')) ++i;
-    out += ' ';
-  }
-  return out;
-}
-
-void replace_all(std::string& s, std::string_view what, std::string_view with) {
-  if (what.empty()) return;
-  for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + with.size()))
-    s.replace(at, what.size(), with);
-}
-
-std::string percent_decoded(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    unsigned v = 0;
-    if (s[i] == '%' && i + 2 < s.size() &&
-        std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16).ptr == s.data() + i + 3) {
-      out += static_cast<char>(v);
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-bool is_uri(std::string_view dsn) { return dsn.starts_with("postgresql://") || dsn.starts_with("postgres://"); }
-
-// Every spelling of a password the DSN may carry, found without trusting it to parse.
-std::vector<std::string> dsn_secrets(const std::string& dsn) {
-  std::vector<std::string> found;
-  char* err = nullptr;
-  if (PQconninfoOption* opts = PQconninfoParse(dsn.c_str(), &err)) {
-    for (PQconninfoOption* o = opts; o->keyword; ++o)
-      if (std::string_view(o->keyword) == "password" && o->val && *o->val) found.emplace_back(o->val);
-    PQconninfoFree(opts);
-  }
-  if (err) PQfreemem(err);
-  const bool uri = is_uri(dsn);
-  if (uri) {  // postgresql://user:secret@host/...
-    std::size_t start = dsn.find("://") + 3;
-    std::size_t end = dsn.find_first_of("/?#", start);
-    std::string_view authority = std::string_view(dsn).substr(start, end == std::string::npos ? end : end - start);
-    if (auto at = authority.rfind('@'); at != std::string_view::npos) {
-      std::string_view userinfo = authority.substr(0, at);
-      if (auto colon = userinfo.find(':'); colon != std::string_view::npos) {
-        found.emplace_back(userinfo.substr(colon + 1));
-        found.push_back(percent_decoded(userinfo.substr(colon + 1)));
-      }
-    }
-  }
-  // password=secret, password = 'sec ret', ?password=secret&...
-  for (std::size_t at = dsn.find("password"); at != std::string::npos; at = dsn.find("password", at + 1)) {
-    std::size_t i = at + 8;
-    while (i < dsn.size() && dsn[i] == ' ') ++i;
-    if (i >= dsn.size() || dsn[i] != '=') continue;
-    ++i;
-    while (i < dsn.size() && dsn[i] == ' ') ++i;
-    std::string raw, value;
-    if (i < dsn.size() && dsn[i] == '\'') {
-      for (++i; i < dsn.size() && dsn[i] != '\''; ++i) {
-        if (dsn[i] == '\\' && i + 1 < dsn.size()) raw += dsn[i++];
-        raw += dsn[i];
-        value += dsn[i];
-      }
-    } else {
-      const char* stop = uri ? "&#" : " \t\n";
-      for (; i < dsn.size() && !std::strchr(stop, dsn[i]); ++i) raw += dsn[i];
-      value = uri ? percent_decoded(raw) : raw;
-    }
-    found.push_back(raw);
-    found.push_back(value);
-  }
-  std::erase_if(found, [](const std::string& s) { return s.empty(); });
-  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
-  return found;
-}
-
-// ---- the connection ----
-
-using Conn = std::unique_ptr<PGconn, decltype(&PQfinish)>;
-using Result = std::unique_ptr<PGresult, decltype(&PQclear)>;
-
-Conn connect(const std::string& dsn) {
-  char* err = nullptr;
-  PQconninfoOption* opts = PQconninfoParse(dsn.c_str(), &err);
-  if (!opts) {
-    std::string why = err ? err : "out of memory";
-    if (err) PQfreemem(err);
-    throw ConfigError("invalid PostgreSQL DSN: " + redact_dsn_secrets(one_line(why), dsn));
-  }
-  PQconninfoFree(opts);
-  // The DSN comes after our defaults (it may override them) and before client_encoding (our
-  // text is UTF-8 whatever it says).
-  const char* keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", nullptr};
-  const char* values[] = {"15", "tether-publish", dsn.c_str(), "UTF8", nullptr};
-  Conn c(PQconnectdbParams(keys, values, 1), &PQfinish);
-  if (!c) throw TetherError("cannot connect to PostgreSQL: out of memory");
-  if (PQstatus(c.get()) != CONNECTION_OK) {
-    auto str = [](const char* s) { return std::string(s && *s ? s : "(default)"); };
-    throw TetherError("cannot connect to PostgreSQL (host " + str(PQhost(c.get())) + " port " + str(PQport(c.get())) +
-                      "): " + redact_dsn_secrets(one_line(PQerrorMessage(c.get())), dsn));
-  }
-  // CREATE ... IF NOT EXISTS notices ("already exists, skipping") are not ours to print.
-  PQsetNoticeProcessor(c.get(), [](void*, const char*) {}, nullptr);
-  return c;
-}
-
 // A statement failed: the server's message (and detail), on one line.
 std::string failure(PGconn* c, const PGresult* r) {
   if (!r) return one_line(PQerrorMessage(c));
@@ -217,14 +97,14 @@ struct Session {
     throw TetherError("publish to PostgreSQL schema '" + schema + "' failed " + where + ": " +
                       redact_dsn_secrets(why, dsn) + "; the transaction was rolled back, nothing was written");
   }
-  Result exec(const std::string& sql, const std::string& where) const {
-    Result r(PQexec(c, sql.c_str()), &PQclear);
+  PgResult exec(const std::string& sql, const std::string& where) const {
+    PgResult r(PQexec(c, sql.c_str()), &PQclear);
     auto st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) fail(where, failure(c, r.get()));
     return r;
   }
-  Result exec_params(const std::string& sql, const std::vector<const char*>& params, const std::string& where) const {
-    Result r(PQexecParams(c, sql.c_str(), static_cast<int>(params.size()), nullptr, params.data(), nullptr, nullptr, 0),
+  PgResult exec_params(const std::string& sql, const std::vector<const char*>& params, const std::string& where) const {
+    PgResult r(PQexecParams(c, sql.c_str(), static_cast<int>(params.size()), nullptr, params.data(), nullptr, nullptr, 0),
              &PQclear);
     auto st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) fail(where, failure(c, r.get()));
@@ -254,7 +134,7 @@ class Transaction {
 std::unordered_set<std::string> published_commits(const Session& s, bool dry_run) {
   std::unordered_set<std::string> ids;
   if (dry_run) {  // no DDL ran: the table may not exist, and that means "nothing published"
-    Result r = s.exec_params(
+    PgResult r = s.exec_params(
         "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
         "WHERE n.nspname = $1 AND c.relname = 'commits'",
         {s.schema.c_str()}, "looking for the commits table");
@@ -262,7 +142,7 @@ std::unordered_set<std::string> published_commits(const Session& s, bool dry_run
   } else {  // a concurrent publish waits for this one: the set read below stays true until COMMIT
     s.exec("LOCK TABLE " + qualified(s.schema, "commits") + " IN SHARE ROW EXCLUSIVE MODE", "locking the commits table");
   }
-  Result r = s.exec("SELECT commit_id FROM " + qualified(s.schema, "commits"), "reading the published commits");
+  PgResult r = s.exec("SELECT commit_id FROM " + qualified(s.schema, "commits"), "reading the published commits");
   const int n = PQntuples(r.get());
   ids.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i)
@@ -322,7 +202,7 @@ bool copy_rows(const Session& s, const Selection& sel, const std::string& target
                const Advance& advance) {
   const TableDef& def = sel.table->def();
   const std::string where = "at table " + def.name;
-  Result started(PQexec(s.c, ("COPY " + target + " (" + column_list(def) + ") FROM STDIN").c_str()), &PQclear);
+  PgResult started(PQexec(s.c, ("COPY " + target + " (" + column_list(def) + ") FROM STDIN").c_str()), &PQclear);
   if (!started || PQresultStatus(started.get()) != PGRES_COPY_IN) s.fail(where, failure(s.c, started.get()));
   constexpr std::size_t kChunk = 1 << 20;
   std::string buf;
@@ -479,12 +359,6 @@ void append_copy_row(std::string& out, std::span<const Cell> row) {
   out += '\n';
 }
 
-std::string redact_dsn_secrets(const std::string& message, const std::string& dsn) {
-  std::string out = message;
-  for (const auto& secret : dsn_secrets(dsn)) replace_all(out, secret, kRedacted);
-  return out;
-}
-
 // ---- publish ----
 
 std::size_t PublishReport::total() const {
@@ -496,7 +370,7 @@ std::size_t PublishReport::total() const {
 PublishReport publish(const Bundle& bundle, const PublishOptions& options) {
   validate_identifier(options.schema);
   if (options.dsn.empty()) throw ConfigError("a Postgres DSN is required to publish");
-  Conn conn = connect(options.dsn);
+  PgConn conn = connect_postgres(options.dsn, "tether-publish");
   Session s{conn.get(), options.schema, options.dsn};
   // Temporary tables (the COPY staging) stay in memory up to this size instead of spilling.
   s.exec("SET TimeZone TO 'UTC'; SET temp_buffers TO '128MB'", "setting up the session");

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "tether/registry/postgres.hpp"
 #include "tether/registry/registry.hpp"
 
 namespace tether::registry {
@@ -66,9 +67,5 @@ std::string postgres_upsert_from(const TableDef& table, const std::string& schem
 // One row in COPY text format: tab-separated, `\N` for null, `\\`, `\t`, `\n`, `\r` escaped,
 // bools as t/f; appended to `out` with its newline.
 void append_copy_row(std::string& out, std::span<const Cell> row);
-
-// The message with every password the DSN carries (`password=...`, `user:pass@` in a URI)
-// replaced by `********`. Used on every libpq message that could echo the DSN.
-std::string redact_dsn_secrets(const std::string& message, const std::string& dsn);
 
 }  // namespace tether::registry
