@@ -1,5 +1,6 @@
 #include "cli/common.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -54,6 +55,18 @@ bool show_plan(const Global& g, const PlanFlags& flags, engine::Repo& repo, cons
   if (g.json) print_json(plan.to_json());
   else out(render_plan(plan));
   return true;
+}
+
+void registry_note(const Global& g) {
+  if (!g.json)
+    note("export/publish/import are experimental (tether.experimental.registry): the schema may change before 0.2");
+}
+
+// `  <table>  <count> row(s)` for every table, names padded to the longest (listing_entries).
+void print_table_counts(const std::vector<std::pair<std::string, std::size_t>>& counts) {
+  std::size_t w = 0;
+  for (const auto& [t, n] : counts) w = std::max(w, t.size());
+  for (const auto& [t, n] : counts) out("  " + ljust(t, w) + "  " + rjust(std::to_string(n), 7) + " row(s)");
 }
 
 }  // namespace tether::cli

@@ -5,6 +5,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/options.hpp"
 #include "tether/engine/repo.hpp"
@@ -17,6 +19,10 @@ std::string ljust(const std::string& s, std::size_t w);
 
 // spec §4.0's plan text: `plan: <command> (N write(s))`, one aligned line per action, notes.
 std::string render_plan(const engine::Plan& plan);
+// The experimental registry commands' stderr note (not under --json), and their per-table
+// row counts (`  <table>  <n> row(s)`, names padded to the longest).
+void registry_note(const Global& g);
+void print_table_counts(const std::vector<std::pair<std::string, std::size_t>>& counts);
 // --from-plan: the saved plan (refusing --dry-run/--plan alongside), else nullopt.
 std::optional<engine::Plan> load_saved_plan(const PlanFlags& flags, const std::string& command);
 // After planning with --dry-run or --plan: save (--plan), print the plan; true when it did.

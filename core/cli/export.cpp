@@ -1,4 +1,6 @@
 // core/cli/export.cpp: `tether export PATH` (experimental; spec registry.md §3).
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
@@ -7,18 +9,6 @@
 #include "tether/errors.hpp"
 
 namespace tether::cli {
-
-void registry_note(const Global& g) {
-  if (!g.json)
-    note("export/publish/import are experimental (tether.experimental.registry): the schema may change before 0.2");
-}
-
-// `  <table>  <count> row(s)` for every table, names padded to the longest (listing_entries).
-void print_table_counts(const std::vector<std::pair<std::string, std::size_t>>& counts) {
-  std::size_t w = 0;
-  for (const auto& [t, n] : counts) w = std::max(w, t.size());
-  for (const auto& [t, n] : counts) out("  " + ljust(t, w) + "  " + rjust(std::to_string(n), 7) + " row(s)");
-}
 
 int run_export(const Global& g, const ExportOptions& o) {
   static const std::vector<std::string> formats = {"sqlite", "parquet", "csv", "jsonl"};

@@ -2,10 +2,8 @@
 // main.cpp sees CLI11; each command's file sees these structs and the engine.
 #pragma once
 
-#include <cstddef>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace tether::cli {
@@ -169,8 +167,5 @@ int run_repair(const Global&, const RepairOptions&);
 int run_publish(const Global&, const PublishOptions&);
 int run_export(const Global&, const ExportOptions&);
 int run_import(const Global&, const ImportOptions&);
-// The experimental commands' stderr note (not under --json), and their per-table row counts.
-void registry_note(const Global&);
-void print_table_counts(const std::vector<std::pair<std::string, std::size_t>>& counts);
 
 }  // namespace tether::cli

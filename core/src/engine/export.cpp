@@ -276,14 +276,13 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
 
   // ---- listings (opt-in): the working tree's copies of the listings the states name ----
   if (opt.listings) {
-    std::set<std::string> names;
-    std::map<std::string, const ObjectCells*> owner;
+    std::map<std::string, const ObjectCells*> owner;  // listing name -> the first state naming it
     for (const auto& rows : rows_of)
       for (const auto& o : rows->objects)
-        if (o->listing && names.insert(*o->listing).second) owner.emplace(*o->listing, o.get());
+        if (o->listing) owner.try_emplace(*o->listing, o.get());
     auto& t_list = b["listings"];
     auto& t_entries = b["listing_entries"];
-    for (const auto& name : names) {
+    for (const auto& [name, o] : owner) {
       auto text = read_listing(name, std::nullopt);
       if (!text) continue;
       std::int64_t count = 0;
@@ -307,7 +306,6 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
         t_entries.add_row({b.text(name), b.text(path), token.empty() ? Cell::null() : b.text(token), Cell::integer(size)});
         ++count;
       }
-      const auto* o = owner.at(name);
       t_list.add_row({b.text(name), b.text(o->kind), b.text(o->identity_hash), b.text(o->state_hash), Cell::integer(count)});
     }
   }
