@@ -1,0 +1,22 @@
+# tests/security/lib.sh: sourced after tests/cli/lib.sh by the hostile-clone scenarios.
+# An attacker commits into $TMP/attacker; the victim clones it into $TMP/victim and runs
+# tether there. Helpers that snapshot what lies outside the dataset let a scenario assert
+# that nothing there changed.
+
+# attacker_dataset: a git repository with one commit and a tether dataset, at $TMP/attacker.
+attacker_dataset() {
+  mkdir -p "$TMP/attacker"
+  (cd "$TMP/attacker" && git init -q -b main && git commit -q --allow-empty -m root && "$TETHER" init >/dev/null)
+}
+
+# victim_clone: clones the attacker's repository into $TMP/victim and cds there.
+victim_clone() {
+  git clone -q "$TMP/attacker" "$TMP/victim"
+  cd "$TMP/victim"
+}
+
+# fingerprint DIR: one line per file under DIR (path, mode, size, content hash), for
+# before/after comparison of what must not change.
+fingerprint() {
+  (cd "$1" && find . -printf '%p %m %s %l\n' | sort && find . -type f -print0 | sort -z | xargs -0r sha256sum)
+}
