@@ -93,13 +93,15 @@ rm -rf "$TMP/attacker" "$TMP/victim"
 attacker_dataset
 cd "$TMP/attacker"
 payload .tether
-git add -f .tether tether.toml
+git add -f .tether/secrets.toml .tether/run.sh .tether/objects tether.toml
 git commit -q -m "dataset with its own secrets"
 victim_clone
 victim_runs '^error: \.tether/secrets\.toml is tracked by git; .*`git rm -r --cached \.tether/secrets\.toml`$'
 
-# The way out works: untrack and remove the clone's secrets, and tether runs (with git).
+# The way out works: untrack and remove the clone's secrets (and its Neon object, whose
+# API this test cannot reach), and tether runs.
 git rm -q --cached .tether/secrets.toml
 rm .tether/secrets.toml
+git rm -q .tether/objects/db.toml
 ok tether status
 [ ! -e "$TMP/pwned" ] || fail "the payload ran after the way out"

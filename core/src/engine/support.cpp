@@ -55,7 +55,7 @@ void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const fs::path& r
   }
   auto tracked = vcs.tracked(paths);
   if (tracked.empty()) return;
-  throw ConfigError(join(tracked) + " is tracked by " + vcs.kind() +
+  throw ConfigError(join(tracked) + (tracked.size() == 1 ? " is" : " are") + " tracked by " + vcs.kind() +
                     "; these files belong to one checkout (secrets.toml may hold credentials, and is not read while "
                     "tracked). Untrack them: `git rm -r --cached " +
                     join(tracked, " ") + "`");
