@@ -105,3 +105,25 @@ rm .tether/secrets.toml
 git rm -q .tether/objects/db.toml
 ok tether status
 [ ! -e "$TMP/pwned" ] || fail "the payload ran after the way out"
+
+# 3. No dataset yet, only a force-added .tether/secrets.toml: `tether init` (which switches
+# branches with git_path) refuses it before running anything.
+cd "$TMP"
+rm -rf "$TMP/attacker" "$TMP/victim"
+mkdir -p "$TMP/attacker"
+cd "$TMP/attacker"
+git init -q -b main
+payload .tether
+rm -r .tether/objects
+git add -f .tether/secrets.toml .tether/run.sh
+git commit -q -m "a repository with its own secrets"
+victim_clone
+# On a detached HEAD without a trunk branch, init makes the branch: a git write, with git_path.
+git checkout -q --detach
+git branch -q -D main
+fails 1 tether init
+err_lines 1
+err_matches '^error: \.tether/secrets\.toml is tracked by git; '
+[ ! -e "$TMP/pwned" ] || fail "the payload ran on: tether init"
+[ ! -e tether.toml ] || fail "init wrote tether.toml after refusing"
+[ "$(fingerprint "$TMP/outside")" == "$OUTSIDE_BEFORE" ] || fail "a file outside the dataset changed"
