@@ -344,7 +344,10 @@ void Repo::configure_backend(host::BackendProxy& proxy) {
 std::string Repo::cache_dir() {
   std::lock_guard lock(cache_mu_);
   if (!cache_fd_) cache_fd_ = model::open_checkout_dir(tether_dir() / "cache", /*create=*/true);
-  return "/proc/self/fd/" + std::to_string(cache_fd_.get());
+  const std::string pinned = "/proc/self/fd/" + std::to_string(cache_fd_.get());
+  // Without /proc (an unusual container), the path just checked is the best there is.
+  if (::access(pinned.c_str(), X_OK) != 0) return (tether_dir() / "cache").full().string();
+  return pinned;
 }
 
 uint32_t Repo::effective_capabilities(const model::ObjectManifest& m) {
