@@ -56,7 +56,7 @@ void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const fs::path& r
   auto tracked = vcs.tracked(paths);
   if (tracked.empty()) return;
   throw ConfigError(join(tracked) + (tracked.size() == 1 ? " is" : " are") + " tracked by " + vcs.kind() +
-                    "; these files belong to one checkout (secrets.toml may hold credentials, and is not read while "
+                    "; these files belong to one checkout (secrets.toml may hold credentials, and is not used while "
                     "tracked). Untrack them: `git rm -r --cached " +
                     join(tracked, " ") + "`");
 }
