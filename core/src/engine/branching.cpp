@@ -59,7 +59,7 @@ Json Repo::vcs_position() const {
 }
 
 void Repo::require_persisted_workspace() {
-  if (!fs::exists(tether_dir() / "workspace.toml")) write_workspace();
+  if (!model::checkout_entry_exists(tether_dir() / "workspace.toml")) write_workspace();
 }
 
 std::vector<std::string> Repo::stale_keys() const {
@@ -162,7 +162,7 @@ std::map<std::string, std::string> Repo::other_workspaces() const {
     if (r == mine) continue;
     fs::path dir = vcs_->rel().empty() ? r : r / vcs_->rel();
     try {
-      auto ws = model::read_workspace(dir / ".tether" / "workspace.toml");
+      auto ws = model::read_workspace(model::tether_path(dir, "workspace.toml"));
       if (!ws || ws->workspace_id == workspace_->workspace_id) continue;
       out[ws->workspace_id] = ws->bookmark.value_or("");
     } catch (const std::exception&) {

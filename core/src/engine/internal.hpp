@@ -30,8 +30,11 @@ struct Repo::Lock {
 // secrets [vcs] git_path, then $TETHER_GIT, else "" (git on PATH).
 std::string git_executable(const Json& secrets);
 
-// Refuse a checkout whose VCS tracks per-checkout files (secrets, workspace, op log).
-void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::string& tether_vcs_dir);
+// Refuse a checkout whose VCS tracks per-checkout files (secrets, workspace, op log, lock,
+// cache) under any name their path resolves through. Runs before anything from secrets.toml
+// (git_path, endpoints) is used: a clone must not choose them.
+void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::filesystem::path& root,
+                                   const std::string& tether_vcs_dir);
 
 // Manifests from files read out of the VCS (`path relative to objects/` -> text).
 std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::FileMap& files, const std::string& commit);
@@ -53,7 +56,7 @@ std::string op_summary(const OpEntry& e);
 // `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record (spec §6).
 class OpLog {
  public:
-  explicit OpLog(std::filesystem::path path) : path_(std::move(path)) {}
+  explicit OpLog(model::CheckoutPath path) : path_(std::move(path)) {}
   // Writes the entry (status started) before the first side effect; returns its id.
   // `parent`: the op this one is a step of (drop's new and gc); `undoes`: undo's target.
   std::string begin(const std::string& command, const Json& pre, const std::optional<std::string>& parent = std::nullopt,
@@ -65,11 +68,11 @@ class OpLog {
   // Every entry, oldest first. Blank and undecodable (torn) lines are skipped; a missing
   // file is an empty log.
   std::vector<OpEntry> read() const;
-  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path path() const { return path_.full(); }
 
  private:
   void append(const Json& line);
-  std::filesystem::path path_;
+  model::CheckoutPath path_;
 };
 
 // `tether-pinned.jsonl` in the VCS shared dir (spec §2.9): the pins this clone created, so gc

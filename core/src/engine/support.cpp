@@ -40,13 +40,24 @@ std::string git_executable(const Json& secrets) {
   return "";
 }
 
-void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::string& tether_vcs_dir) {
+void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const fs::path& root, const std::string& tether_vcs_dir) {
   std::vector<std::string> paths;
-  for (const char* name : {"secrets.toml", "workspace.toml", "ops.jsonl"}) paths.push_back(tether_vcs_dir + "/" + name);
+  std::error_code ec;
+  const fs::path work_tree = fs::canonical(vcs.root(), ec);
+  for (const char* name : {"secrets.toml", "workspace.toml", "ops.jsonl", "lock", "cache"}) {
+    paths.push_back(tether_vcs_dir + "/" + name);
+    // Also the name the path resolves to, should the way to the root pass through a link:
+    // a file is refused when tracked under any name that reaches it.
+    const fs::path real = fs::canonical(root / ".tether" / name, ec);
+    if (ec || work_tree.empty()) continue;
+    const std::string rel = real.lexically_relative(work_tree).generic_string();
+    if (!rel.empty() && !rel.starts_with("..") && rel != paths.back()) paths.push_back(rel);
+  }
   auto tracked = vcs.tracked(paths);
   if (tracked.empty()) return;
-  throw ConfigError(join(tracked) + " is tracked by " + vcs.kind() +
-                    "; these files belong to one checkout (secrets.toml may hold credentials). Untrack them: `git rm --cached " +
+  throw ConfigError(join(tracked) + (tracked.size() == 1 ? " is" : " are") + " tracked by " + vcs.kind() +
+                    "; these files belong to one checkout (secrets.toml may hold credentials, and is not used while "
+                    "tracked). Untrack them: `git rm -r --cached " +
                     join(tracked, " ") + "`");
 }
 
@@ -66,11 +77,9 @@ std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::Fil
 namespace {
 std::mutex g_oplog;
 
-// A torn last line must not swallow the next record: start on a fresh line.
-void append_line(const fs::path& path, const std::string& text, mode_t mode) {
-  fs::create_directories(path.parent_path());
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, mode);
-  if (fd < 0) throw TetherError("cannot write " + path.string() + ": " + std::strerror(errno));
+// A torn last line must not swallow the next record: start on a fresh line. Takes `fd`
+// (opened O_RDWR | O_APPEND) and closes it.
+void append_line(int fd, const fs::path& path, const std::string& text) {
   std::string line = text + "\n";
   off_t size = lseek(fd, 0, SEEK_END);
   if (size > 0) {
@@ -95,7 +104,9 @@ std::string iso_seconds() {
 
 void OpLog::append(const Json& line) {
   std::lock_guard lock(g_oplog);
-  append_line(path_, line.dump(-1, ' ', false, Json::error_handler_t::replace), 0600);
+  // Never through a symlink: a committed `.tether/ops.jsonl` link must not be appended to.
+  model::Fd fd = model::open_checkout_file(path_, O_RDWR | O_CREAT | O_APPEND, 0600);
+  append_line(fd.release(), path_.full(), line.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 std::string OpLog::begin(const std::string& command, const Json& pre, const std::optional<std::string>& parent,
@@ -135,10 +146,9 @@ Json OpEntry::to_json() const {
 
 std::vector<OpEntry> OpLog::read() const {
   std::vector<OpEntry> entries;
-  std::error_code ec;
-  if (!fs::exists(path_, ec)) return entries;
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) throw TetherError("cannot read the operation log " + path_.string());
+  const auto text = model::read_checkout_file(path_);
+  if (!text) return entries;
+  std::istringstream in(*text);
   std::map<std::string, std::size_t> by_id;
   auto str = [](const Json& j, const char* k) {
     auto it = j.find(k);
@@ -218,8 +228,10 @@ std::optional<std::string> PinIndex::claim(const std::string& dataset_id, const 
                                            const std::string& pin_id) {
   try {
     std::lock_guard lock(g_oplog);
-    append_line(path_, Json{{"dataset_id", dataset_id}, {"kind", kind}, {"pin_id", pin_id}, {"at", iso_seconds()}}.dump(),
-                0644);
+    fs::create_directories(path_.parent_path());
+    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) throw TetherError("cannot write " + path_.string() + ": " + std::strerror(errno));
+    append_line(fd, path_, Json{{"dataset_id", dataset_id}, {"kind", kind}, {"pin_id", pin_id}, {"at", iso_seconds()}}.dump());
     return std::nullopt;
   } catch (const std::exception& e) {
     return std::string(e.what());

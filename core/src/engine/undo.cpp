@@ -164,9 +164,7 @@ struct Undoer {
         if (model::remove_manifest(repo.objects_dir(), key)) restored.push_back(key + ": manifest removed again");
       } else {
         // A nested key's directories went with its manifest (remove prunes them).
-        auto path = model::key_to_manifest_path(repo.objects_dir(), key);
-        std::filesystem::create_directories(path.parent_path());
-        model::atomic_write_file(path, text.get<std::string>());
+        model::write_checkout_file(model::manifest_path(repo.objects_dir(), key), text.get<std::string>());
         restored.push_back(key + ": manifest restored");
       }
     }
@@ -496,7 +494,7 @@ struct Undoer {
         irreversible.push_back("listing " + n + ": not in the VCS either");
         continue;
       }
-      model::atomic_write_file(repo.tether_dir() / "listings" / n, *text);
+      model::write_checkout_file(repo.tether_dir() / "listings" / n, *text);
       restored.push_back("listing " + n + ": restored from the VCS");
     }
     restore_workspace();

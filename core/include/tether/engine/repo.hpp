@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -426,8 +427,10 @@ class Repo {
   void log_op(const std::string& command, const Json& pre, const Json& result);
   // `tether-pinned.jsonl` in the VCS shared dir: the pins this clone created (§2.9).
   std::filesystem::path pinned_index_path() const;
-  std::filesystem::path tether_dir() const { return root_ / ".tether"; }
-  std::filesystem::path objects_dir() const { return tether_dir() / "objects"; }
+  // `.tether` and `.tether/objects`: every file there is opened through model/checkout.hpp,
+  // never through a symlink.
+  model::CheckoutPath tether_dir() const { return model::tether_path(root_); }
+  model::CheckoutPath objects_dir() const { return model::tether_path(root_, "objects"); }
   std::string vcs_path(const std::string& rel_to_root) const;
   std::vector<std::string> vcs_paths() const;
   bool on_trunk() const;
@@ -439,6 +442,7 @@ class Repo {
   // Fingerprint `keys` concurrently; errors per key.
   SnapshotResult fingerprint_keys(const std::vector<std::string>& keys, bool upstream, const ProgressFn& progress);
   void configure_backend(host::BackendProxy& proxy);
+  std::string cache_dir();
 
   std::filesystem::path root_;
   model::RepoConfig config_;
@@ -450,6 +454,8 @@ class Repo {
   std::unique_ptr<host::PluginHost> host_;
   std::vector<std::string> warnings_;
   bool checkout_locked_ = false, repository_locked_ = false;  // the locks are re-entrant
+  model::Fd cache_fd_;  // .tether/cache, opened on the first configure (cache_dir())
+  std::mutex cache_mu_;
   std::optional<std::string> op_parent_;  // set while a drop runs `new`: its entry is a step of the drop
 };
 
