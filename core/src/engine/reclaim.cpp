@@ -424,7 +424,15 @@ ForgetWorkspaceResult Repo::forget_workspace(const ForgetWorkspaceOptions& opt) 
   auto lock_c = lock_checkout();
   auto lock_r = lock_repository();
   return run_planned<ForgetWorkspaceResult>(
-      opt.saved, opt.dry_run, [&](const Plan&) {}, [&] { return plan_forget_workspace(opt); },
+      opt.saved, opt.dry_run,
+      [&](const Plan& p) {
+        // It deletes files and worktrees by path: the paths are planned again, never read from the file.
+        vet_saved_plan(p);
+        ForgetWorkspaceOptions again;
+        again.workspace = p.context.value("workspace", std::string());
+        require_rederived(p, plan_forget_workspace(again));
+      },
+      [&] { return plan_forget_workspace(opt); },
       [&](const Plan& p) { return apply_forget_workspace(p); });
 }
 
