@@ -4,9 +4,10 @@
 # `pin_id = "deadbeef.0000000000000001"` made a tag in another dataset's namespace. Now every
 # value tether can derive is derived again and must match (pin ids from kind, identity and
 # state; kinds and locators from the manifests; upstream branches), branches must be inside
-# this dataset's namespaces, and gc, repair and forget-workspace plans are planned again in
-# full. The attacker edits plans the victim saved (and re-seals them); each is refused with
-# one line, nothing is tagged, forked, deleted or committed; the unedited plans still apply.
+# this dataset's namespaces, and new, restore, gc, repair, abandon, drop and forget-workspace
+# plans are planned again in full. The attacker edits plans the victim saved (and re-seals
+# them); each is refused with one line, nothing is tagged, forked, deleted, rewritten or
+# committed; the unedited plans still apply.
 source "$(dirname "$0")/../cli/lib.sh"
 source "$(dirname "$0")/lib.sh"
 use_memory_store
@@ -102,3 +103,10 @@ mem_tags sys1 | grep -q "^tether\.$id\." || fail "no pin tag: $(mem_tags sys1)"
 [ -z "$(mem_tags sys1 | grep -v "^tether\.$id\." || true)" ] || fail "a tag outside the namespace: $(mem_tags sys1)"
 ok tether gc --plan "$TMP/plans/gc2.json"
 ok tether gc --from-plan "$TMP/plans/gc2.json"
+
+# ---- abandon: the commits it rewrites away are the ones it planned --------------------------
+ok tether abandon HEAD --plan "$TMP/plans/abandon.json"
+reseal "$TMP/plans/abandon.json" "$TMP/plans/abandon-evil.json" 'p["context"]["commits"] = ["'"$(git rev-parse HEAD~1)"'"]'
+refused "^error: the saved abandon plan is not what tether plans here now \(first difference: abandon-commit $(git rev-parse --short=12 HEAD)\); re-run the plan$" \
+  abandon HEAD --from-plan "$TMP/plans/abandon-evil.json"
+ok tether abandon HEAD --from-plan "$TMP/plans/abandon.json"
