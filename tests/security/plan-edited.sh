@@ -68,6 +68,8 @@ refused "^error: the saved commit plan gives db the kind 'file'; it is registere
   commit --from-plan "$TMP/plans/kind.json"
 reseal "$TMP/plans/commit.json" "$TMP/plans/key.json" 'p["actions"][0]["key"] = "../../x"'
 refused "^error: the saved commit plan names the unsafe object key '\.\./\.\./x';" commit --from-plan "$TMP/plans/key.json"
+reseal "$TMP/plans/commit.json" "$TMP/plans/pull.json" 'p["context"]["pull"] = True'
+refused "^error: the saved commit plan claims to be a pull's commit, which is never saved;" commit --from-plan "$TMP/plans/pull.json"
 [ -z "$(mem_tags sys1 | grep deadbeef || true)" ] || fail "a foreign tag was made: $(mem_tags sys1)"
 
 # ---- new: a fork into another dataset's namespace -------------------------------------------

@@ -70,6 +70,11 @@ void Repo::vet_saved_plan(const Plan& plan) {
         refuse(plan, "points " + pc.key + " at a locator its manifest does not record");
   }
 
+  // `pull` is set only by `tether pull`, which never saves its commit plan; it would skip the
+  // state check below and move objects off their `at`.
+  if (plan.command == "commit" && plan.context.value("pull", false))
+    refuse(plan, "claims to be a pull's commit, which is never saved");
+
   for (const auto& a : plan.actions) {
     check_key(a.key);
     if (!a.params.is_object()) refuse(plan, "has an action whose params are not an object");
@@ -102,6 +107,15 @@ void Repo::vet_saved_plan(const Plan& plan) {
         if (derived != id)
           refuse(plan, "gives " + what + " the pin id " + id + "; its kind, identity and state make " + derived);
       }
+    }
+    // Whether a recorded state can be reopened is the backend's answer, not the file's.
+    if (plan.command == "commit" && a.op == "record" && m) {
+      const Json state = a.params.value("state", Json(nullptr));
+      const uint32_t caps = effective_capabilities(*m);
+      const bool derived = std::string(sdk::tier_name(caps)) != "observed" &&
+                           backend(m->kind).state_addressable(m->locator, state, a.key);
+      if (a.params.value("recoverable", true) != derived)
+        refuse(plan, "marks " + a.key + (derived ? " not recoverable" : " recoverable") + ", which its backend does not say");
     }
     if (kBranchOps.count(a.op)) check_ref(a.target, what);
     if (a.op == "trunk" && m && a.target != backend(m->kind).base_branch(m->locator, a.key))
