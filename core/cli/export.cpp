@@ -17,6 +17,8 @@ int run_export(const Global& g, const ExportOptions& o) {
   if (o.append && o.format != "sqlite") throw ConfigError("--append upserts into a SQLite file; it has no meaning for --format " + o.format);
   registry_note(g);
   auto repo = open_repo();
+  // Before the (possibly long) history walk: a refused target should cost nothing.
+  registry::check_export_target(o.path, o.format, o.force, repo->root());
   engine::ExportOptions opt;
   opt.revs = o.revs;
   opt.all_history = o.all_history;

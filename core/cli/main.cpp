@@ -268,6 +268,7 @@ int main(int argc, char** argv) {
   exportc->add_flag("--listings", export_o.listings, "fill listings and listing_entries");
   exportc->add_flag("--workspace", export_o.workspace, "fill workspace (this checkout's working refs)");
   exportc->add_flag("--append", export_o.append, "upsert into an existing SQLite file instead of replacing it");
+  exportc->add_flag("--force", export_o.force, "replace an existing file or directory that is not a tether export");
   add_json(exportc);
   exportc->callback([&] { action = [&] { return run_export(g, export_o); }; });
 

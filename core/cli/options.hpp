@@ -123,7 +123,7 @@ struct ExportOptions {
   std::vector<std::string> revs;
   bool all_history = true;
   std::string format = "sqlite";
-  bool listings = false, workspace = false, append = false;
+  bool listings = false, workspace = false, append = false, force = false;
 };
 
 // import (cli/import.cpp), experimental

@@ -196,6 +196,7 @@ sdk::Source Repo::checked_source(const model::ObjectManifest& m) {
 }
 
 void Repo::check_preconditions(const Plan& plan) {
+  vet_saved_plan(plan);  // edits first: a precondition may itself name a store to ask
   for (const auto& pc : plan.preconditions) {
     std::optional<std::string> observed;  // set when the precondition fails
     const Json& p = pc.params;
@@ -298,9 +299,27 @@ NewResult Repo::new_workspace(const NewOptions& opt) {
   auto lock = lock_checkout();
   std::unique_ptr<Lock> repo_lock;
   if (!opt.dry_run) repo_lock = lock_repository();
+  // A saved plan is planned again from the options it records and must come out the same: the
+  // branches, sources and heads it forks from are then this checkout's, not the file's.
+  auto rederive = [&](const Plan& p) {
+    check_preconditions(p);
+    const Json& c = p.context;
+    NewOptions again;
+    if (auto r = c.find("rev"); r != c.end() && r->is_string()) again.rev = r->get<std::string>();
+    if (c.value("create", false) && c.value("bookmark", Json(nullptr)).is_string())
+      again.bookmark = c["bookmark"].get<std::string>();
+    again.shared = c.value("shared", false);
+    again.keep = c.value("keep", false);
+    again.discard = c.value("discard", false);
+    again.eager = c.value("eager", false);
+    Plan derived = plan_new(again);
+    if (derived.context.value("bookmark", Json(nullptr)) != c.value("bookmark", Json(nullptr)))
+      throw StalePlanError("the saved new plan is not what tether plans here now (bookmark " +
+                           c.value("bookmark", Json(nullptr)).dump() + "); re-run the plan");
+    require_rederived(p, derived);
+  };
   return run_planned<NewResult>(
-      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_new(opt); },
-      [&](const Plan& p) { return apply_new(p); });
+      opt.saved, opt.dry_run, rederive, [&] { return plan_new(opt); }, [&](const Plan& p) { return apply_new(p); });
 }
 
 Plan Repo::plan_new(const NewOptions& opt) {

@@ -176,6 +176,12 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
       auto it = snap.states.find(a.key);
       if (it == snap.states.end()) {
         if (auto e = snap.errors.find(a.key); e != snap.errors.end()) throw TetherError(e->second);
+        // Not moving: tether records its committed state (a policy change), nothing the file says.
+        const auto& m = manifests_.at(a.key);
+        if (!plan.context.value("pull", false) && (!m.state || !backend(m.kind).same(*m.state, a.params["state"])))
+          throw StalePlanError("the saved commit plan records " + model::py_repr(a.key) + " at " +
+                               model::short_state(a.params["state"]) + ", which is neither its committed state nor what "
+                               "its store holds; re-run the plan");
         continue;
       }
       if (!backend(a.kind).same(it->second, a.params["state"]))

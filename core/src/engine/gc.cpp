@@ -626,8 +626,26 @@ GcReport Repo::gc(const GcOptions& opt) {
     throw ConfigError("--force-prune requires --prune-bookmarks (or --prune-workspaces)");
   auto lock_c = lock_checkout();
   auto lock_r = lock_repository();
+  // A saved plan is planned again from the options it records and must come out the same: its
+  // locators, pins and branches are then what this checkout's history names, not the file's.
+  auto rederive = [&](const Plan& p) {
+    check_preconditions(p);
+    GcOptions again;
+    const Json& c = p.context;
+    again.prune_bookmarks = c.value("prune_bookmarks", false);
+    again.prune_workspaces = c.value("prune_workspaces", false);
+    again.force_prune = c.value("force_prune", false);
+    again.release_foreign = c.value("release_foreign", false);
+    again.listings_only = c.value("listings_only", false);
+    if (auto k = c.find("keep_bookmarks"); k != c.end() && k->is_array())
+      for (const auto& b : *k)
+        if (b.is_string()) again.keep_bookmarks.push_back(b.get<std::string>());
+    if (!c.value("scope", Json(nullptr)).is_null())
+      throw StalePlanError("the saved gc plan was made by abandon or drop; re-run the plan");
+    require_rederived(p, plan_gc(again, GcScope{}));
+  };
   return run_planned<GcReport>(
-      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); },
+      opt.saved, opt.dry_run, rederive,
       [&] { return plan_gc(opt, GcScope{}); }, [&](const Plan& p) { return apply_gc(p, std::nullopt); });
 }
 

@@ -112,8 +112,21 @@ RestoreResult Repo::restore(const RestoreOptions& opt) {
   auto lock = lock_checkout();
   std::unique_ptr<Lock> repo_lock;
   if (!opt.dry_run) repo_lock = lock_repository();
+  // A saved plan is planned again (same commit, same keys) and must come out the same: the
+  // manifests, pins and states it restores from are then that commit's, not the file's.
+  auto rederive = [&](const Plan& p) {
+    check_preconditions(p);
+    RestoreOptions again;
+    again.from = p.context.value("from_commit", std::string());
+    again.discard = p.context.value("discard", false);
+    for (const auto& a : p.actions)
+      if (!a.key.empty() && std::find(again.keys.begin(), again.keys.end(), a.key) == again.keys.end())
+        again.keys.push_back(a.key);
+    if (again.from.empty()) throw StalePlanError("the saved restore plan names no commit; re-run the plan");
+    require_rederived(p, plan_restore(again));
+  };
   RestoreResult r = run_planned<RestoreResult>(
-      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_restore(opt); },
+      opt.saved, opt.dry_run, rederive, [&] { return plan_restore(opt); },
       [&](const Plan& p) { return apply_restore(p); });
   if (r.from.empty()) r.from = r.plan.context.value("from_rev", opt.from);
   return r;

@@ -163,8 +163,20 @@ AbandonResult Repo::apply_abandon(const Plan& plan) {
 AbandonResult Repo::abandon(const AbandonOptions& opt) {
   auto lock_c = lock_checkout();
   auto lock_r = lock_repository();
+  // A saved plan is planned again from the commits it records (they must still be abandonable:
+  // on the checked-out history, not the root) and must come out the same.
+  auto rederive = [&](const Plan& p) {
+    check_preconditions(p);
+    AbandonOptions again;
+    again.gc = p.context.value("gc", false);
+    if (auto c = p.context.find("commits"); c != p.context.end() && c->is_array())
+      for (const auto& id : *c)
+        if (id.is_string()) again.revs.push_back(id.get<std::string>());
+    if (again.revs.empty()) throw StalePlanError("the saved abandon plan names no commit; re-run the plan");
+    require_rederived(p, plan_abandon(again));
+  };
   return run_planned<AbandonResult>(
-      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_abandon(opt); },
+      opt.saved, opt.dry_run, rederive, [&] { return plan_abandon(opt); },
       [&](const Plan& p) { return apply_abandon(p); });
 }
 
@@ -336,8 +348,18 @@ DropResult Repo::apply_drop(const Plan& plan) {
 DropResult Repo::drop(const DropOptions& opt) {
   auto lock_c = lock_checkout();
   auto lock_r = lock_repository();
+  // A saved plan is planned again from the bookmark and destination it records and must come
+  // out the same: the commits, branches and pins it removes are then this checkout's.
+  auto rederive = [&](const Plan& p) {
+    check_preconditions(p);
+    DropOptions again;
+    again.bookmark = p.context.value("bookmark", std::string());
+    if (auto l = p.context.find("leave"); l != p.context.end() && l->is_string()) again.to = l->get<std::string>();
+    again.force_prune = p.context.value("force_prune", false);
+    require_rederived(p, plan_drop(again));
+  };
   return run_planned<DropResult>(
-      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_drop(opt); },
+      opt.saved, opt.dry_run, rederive, [&] { return plan_drop(opt); },
       [&](const Plan& p) { return apply_drop(p); });
 }
 
@@ -424,7 +446,15 @@ ForgetWorkspaceResult Repo::forget_workspace(const ForgetWorkspaceOptions& opt) 
   auto lock_c = lock_checkout();
   auto lock_r = lock_repository();
   return run_planned<ForgetWorkspaceResult>(
-      opt.saved, opt.dry_run, [&](const Plan&) {}, [&] { return plan_forget_workspace(opt); },
+      opt.saved, opt.dry_run,
+      [&](const Plan& p) {
+        // It deletes files and worktrees by path: the paths are planned again, never read from the file.
+        vet_saved_plan(p);
+        ForgetWorkspaceOptions again;
+        again.workspace = p.context.value("workspace", std::string());
+        require_rederived(p, plan_forget_workspace(again));
+      },
+      [&] { return plan_forget_workspace(opt); },
       [&](const Plan& p) { return apply_forget_workspace(p); });
 }
 

@@ -63,7 +63,15 @@ RepairResult Repo::repair(const RepairOptions& opt) {
   std::unique_ptr<Lock> repo_lock;
   if (!opt.dry_run) repo_lock = lock_repository();
   RepairResult r = run_planned<RepairResult>(
-      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_repair(opt); },
+      opt.saved, opt.dry_run,
+      [&](const Plan& p) {
+        check_preconditions(p);
+        // Planned again: the locators, states and pin ids it repins are then the manifests'.
+        RepairOptions again;
+        again.all_history = p.context.value("all_history", false);
+        require_rederived(p, plan_repair(again));
+      },
+      [&] { return plan_repair(opt); },
       [&](const Plan& p) { return apply_repair(p); });
   r.notes = r.plan.notes;
   return r;

@@ -1,6 +1,8 @@
 // model/keys.cpp: key validation and the key <-> manifest path mapping.
 #include "tether/model/keys.hpp"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "model/utf8.hpp"
@@ -21,7 +23,63 @@ bool forbidden_code_point(uint32_t c) {
   }
 }
 
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// The code points HFS+ ignores when it compares names (git's utf8.c next_hfs_char).
+bool hfs_ignorable(uint32_t c) {
+  return (c >= 0x200C && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x206A && c <= 0x206F) || c == 0xFEFF;
+}
+
+// git's is_ntfs_dotgit for one path component: `.git` or `git~1` (any case), then only dots
+// and spaces up to the end or an NTFS stream separator `:` (`.git.`, `.git `, `GIT~1`,
+// `.git::$INDEX_ALLOCATION`). core.protectNTFS is on by default everywhere since git 2.24.
+bool ntfs_dotgit(std::string_view seg) {
+  std::size_t i = 0;
+  const auto match = [&](std::string_view word) {
+    if (seg.size() - i < word.size()) return false;
+    for (std::size_t k = 0; k < word.size(); ++k)
+      if (ascii_lower(seg[i + k]) != word[k]) return false;
+    i += word.size();
+    return true;
+  };
+  if (!match(".git") && !match("git~1")) return false;
+  for (; i < seg.size(); ++i) {
+    if (seg[i] == ':') return true;
+    if (seg[i] != '.' && seg[i] != ' ') return false;
+  }
+  return true;
+}
+
+// git's is_hfs_dotgit: `.git` (any case) once the HFS-ignorable code points are dropped, as
+// HFS+ itself compares it (`.g<U+200C>it` is the directory `.git` on a Mac).
+bool hfs_dotgit(std::string_view seg) {
+  std::string folded;
+  for (std::size_t i = 0; i < seg.size();) {
+    const auto cp = utf8::decode(seg, i);
+    if (!(cp.valid && hfs_ignorable(cp.value))) folded.append(seg.substr(i, cp.length));
+    i += cp.length;
+  }
+  if (folded.size() != 4) return false;
+  for (std::size_t k = 0; k < 4; ++k)
+    if (ascii_lower(folded[k]) != ".git"[k]) return false;
+  return true;
+}
+
+// The first segment of `key` git reserves, if any.
+std::optional<std::string_view> first_git_reserved(std::string_view key) {
+  std::size_t start = 0;
+  while (true) {
+    const auto slash = key.find('/', start);
+    const auto seg = key.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (is_git_reserved_segment(seg)) return seg;
+    if (slash == std::string_view::npos) return std::nullopt;
+    start = slash + 1;
+  }
+}
+
 }  // namespace
+
+bool is_git_reserved_segment(std::string_view seg) { return ntfs_dotgit(seg) || hfs_dotgit(seg); }
 
 bool is_safe_key(std::string_view key) {
   if (key.empty() || key.front() == '/' || key.back() == '/') return false;
@@ -38,6 +96,7 @@ bool is_safe_key(std::string_view key) {
     if (seg.empty() || seg == "." || seg == "..") return false;
     const auto is_alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
     if (seg.size() >= 2 && is_alpha(seg[0]) && seg[1] == ':') return false;
+    if (is_git_reserved_segment(seg)) return false;
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
@@ -45,7 +104,12 @@ bool is_safe_key(std::string_view key) {
 }
 
 void validate_key(std::string_view key) {
-  if (!is_safe_key(key)) throw ConfigError("unsafe object key: " + py_repr(key));
+  if (is_safe_key(key)) return;
+  // Every other rule is about the key's shape; this one needs saying, or `.GIT/x` looks fine.
+  if (auto seg = first_git_reserved(key))
+    throw ConfigError("unsafe object key: " + py_repr(key) + " (git reserves the path segment " + py_repr(*seg) +
+                      " and would not store the manifest; choose another key)");
+  throw ConfigError("unsafe object key: " + py_repr(key));
 }
 
 std::filesystem::path key_to_manifest_path(const std::filesystem::path& objects_dir, std::string_view key) {

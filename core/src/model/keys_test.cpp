@@ -40,3 +40,37 @@ TEST_CASE("manifest paths") {
   CHECK(manifest_path_to_key(objects, "/d/.tether/objects/foo.bar.toml") == "foo.bar");
   CHECK(manifest_path_to_key(objects, key_to_manifest_path(objects, "a/b.toml")) == "a/b.toml");
 }
+
+// Segments git refuses as a directory name (verify_path with core.protectNTFS, on by default,
+// and core.protectHFS); tests/security/keys-git-reserved.sh checks each against real git.
+TEST_CASE("git-reserved segments are unsafe in any position") {
+  for (const char* seg : {".git", ".GIT", ".Git", ".git.", ".git ", ".git. .", ".git::$INDEX_ALLOCATION", ".git:x",
+                          "git~1", "GIT~1", "git~1.", "git~1:x",
+                          ".g\xe2\x80\x8cit",              // U+200C ZERO WIDTH NON-JOINER inside
+                          ".GIT\xef\xbb\xbf",              // U+FEFF after
+                          "\xe2\x80\x8e.git",              // U+200E before
+                          ".g\xe2\x81\xaai\xe2\x80\xaet"}) {  // U+206A, U+202E
+    CHECK_MESSAGE(is_git_reserved_segment(seg), seg);
+    for (const std::string& key : {std::string(seg), std::string(seg) + "/x", "a/" + std::string(seg) + "/b",
+                                  "a/" + std::string(seg)})
+      CHECK_MESSAGE(!is_safe_key(key), key);
+  }
+}
+
+TEST_CASE("names near .git stay safe") {
+  for (const char* seg : {".gitx", ".git.toml", ".gitignore", ".gitmodules", ".git-x", "git", "git~2", "git~1x", "xgit~1",
+                          ".git.x", ".git x", "a.git", "..git", ".gi", ".g\xe2\x80\x8bit" /* U+200B is not ignorable */,
+                          ".git\xe2\x80\x8c" "x"}) {
+    CHECK_MESSAGE(!is_git_reserved_segment(seg), seg);
+    CHECK_MESSAGE(is_safe_key(std::string("a/") + seg + "/b"), seg);
+  }
+}
+
+TEST_CASE("validate_key names the git-reserved segment and the way out") {
+  CHECK_THROWS_WITH_AS(validate_key("a/.GIT/b"),
+                       "unsafe object key: 'a/.GIT/b' (git reserves the path segment '.GIT' and would not store the "
+                       "manifest; choose another key)",
+                       tether::ConfigError);
+  CHECK_THROWS_WITH_AS(key_to_manifest_path("/d/.tether/objects", ".git/x"),
+                       doctest::Contains("git reserves the path segment '.git'"), tether::ConfigError);
+}

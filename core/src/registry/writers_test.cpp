@@ -171,3 +171,68 @@ TEST_CASE("directory formats: schema.json and one file per table; unknown format
   std::ofstream(d.path() / "f") << "";
   CHECK_THROWS_AS(write_dir(b, d.path() / "f", "csv"), tether::ConfigError);
 }
+
+TEST_CASE("export targets: tether's own exports are recognised; other files need --force; tether.toml and .tether/ never") {
+  namespace fs = std::filesystem;
+  TempDir d;
+  const fs::path ds = d.path() / "ds";
+  fs::create_directories(ds / ".tether" / "objects");
+  std::ofstream(ds / "tether.toml") << "[tether]\nversion = 5\n";
+  std::ofstream(ds / ".tether" / "ops.jsonl") << "{}\n";
+  Bundle b;
+  fill(b, "c1");
+
+  // tether's own exports
+  write_sqlite(b, d.path() / "t.sqlite", false);
+  CHECK(is_tether_export(d.path() / "t.sqlite", "sqlite"));
+  CHECK_NOTHROW(check_export_target(d.path() / "t.sqlite", "sqlite", false, ds));
+  write_dir(b, d.path() / "dump", "csv");
+  CHECK(is_tether_export(d.path() / "dump", "csv"));
+  CHECK_NOTHROW(check_export_target(d.path() / "dump", "jsonl", false, ds));
+
+  // nothing there, an empty file or an empty directory: nothing to lose
+  CHECK_NOTHROW(check_export_target(d.path() / "new.sqlite", "sqlite", false, ds));
+  std::ofstream(d.path() / "empty.sqlite") << "";
+  CHECK_NOTHROW(check_export_target(d.path() / "empty.sqlite", "sqlite", false, ds));
+  fs::create_directories(d.path() / "emptydir");
+  CHECK_NOTHROW(check_export_target(d.path() / "emptydir", "parquet", false, ds));
+
+  // someone else's: a text file, a SQLite database without tether_meta, a directory of files
+  std::ofstream(d.path() / "notes.txt") << "mine\n";
+  CHECK_THROWS_WITH_AS(check_export_target(d.path() / "notes.txt", "sqlite", false, ds),
+                       doctest::Contains("exists and is not a tether SQLite export; pass --force"), tether::ConfigError);
+  CHECK_NOTHROW(check_export_target(d.path() / "notes.txt", "sqlite", true, ds));
+  {
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open((d.path() / "app.db").c_str(), &h) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(h, "CREATE TABLE users (id INTEGER)", nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(h);
+  }
+  CHECK_FALSE(is_tether_export(d.path() / "app.db", "sqlite"));
+  CHECK_THROWS_AS(check_export_target(d.path() / "app.db", "sqlite", false, ds), tether::ConfigError);
+  fs::create_directories(d.path() / "photos");
+  std::ofstream(d.path() / "photos" / "a.jpg") << "jpg";
+  CHECK_THROWS_WITH_AS(check_export_target(d.path() / "photos", "csv", false, ds),
+                       doctest::Contains("holds no tether export"), tether::ConfigError);
+  std::ofstream(d.path() / "photos" / "schema.json") << R"({"schema_version": 1, "tables": {"users": {}}})";
+  CHECK_THROWS_AS(check_export_target(d.path() / "photos", "csv", false, ds), tether::ConfigError);
+
+  // the dataset's own files, whatever --force says, through a symlink, `..` or a hard link
+  for (bool force : {false, true}) {
+    CHECK_THROWS_WITH_AS(check_export_target(ds / "tether.toml", "sqlite", force, ds),
+                         doctest::Contains("it is the dataset's tether.toml"), tether::ConfigError);
+    CHECK_THROWS_WITH_AS(check_export_target(ds / ".tether" / "ops.jsonl", "sqlite", force, ds),
+                         doctest::Contains("inside the dataset's .tether/"), tether::ConfigError);
+    CHECK_THROWS_AS(check_export_target(ds / ".tether" / "new.sqlite", "sqlite", force, ds), tether::ConfigError);
+    CHECK_THROWS_AS(check_export_target(ds / ".tether", "csv", force, ds), tether::ConfigError);
+    CHECK_THROWS_AS(check_export_target(ds / ".tether" / "objects" / ".." / "dump", "csv", force, ds), tether::ConfigError);
+    CHECK_THROWS_AS(check_export_target(ds / "x" / ".." / "tether.toml", "sqlite", force, ds), tether::ConfigError);
+  }
+  fs::create_symlink(ds / "tether.toml", d.path() / "link.sqlite");
+  CHECK_THROWS_AS(check_export_target(d.path() / "link.sqlite", "sqlite", true, ds), tether::ConfigError);
+  fs::create_directory_symlink(ds / ".tether", d.path() / "tdir");
+  CHECK_THROWS_AS(check_export_target(d.path() / "tdir" / "x.sqlite", "sqlite", true, ds), tether::ConfigError);
+  fs::create_hard_link(ds / "tether.toml", d.path() / "hard.sqlite");
+  CHECK_THROWS_AS(check_export_target(d.path() / "hard.sqlite", "sqlite", true, ds), tether::ConfigError);
+  CHECK(slurp(ds / "tether.toml") == "[tether]\nversion = 5\n");
+}

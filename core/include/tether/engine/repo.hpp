@@ -384,6 +384,15 @@ class Repo {
   // (verified), else the recorded state where the backend is ADDRESSABLE (§1.5).
   sdk::Source checked_source(const model::ObjectManifest& m);
   void check_preconditions(const Plan& plan);
+  // ---- saved plans (plan_vet.cpp) ----
+  // Refuses (StalePlanError) a saved plan that names anything tether would not derive here:
+  // an unsafe key, a kind or locator its manifest does not record, a pin id that is not the
+  // hash of the object's kind, identity and state in this dataset, a branch outside
+  // tether.<dataset>.* / tether.ws.<dataset>.*. Called by check_preconditions first.
+  void vet_saved_plan(const Plan& plan);
+  // Refuses a saved plan whose actions differ from `derived`, the same command planned again.
+  void require_rederived(const Plan& saved, const Plan& derived);
+  bool owns_ref(const std::string& ref) const;  // in tether.<ds8>.* or tether.ws.<ds8>.*
   friend struct Undoer;  // undo.cpp: one handler per command, over the Repo's internals
   Plan plan_undo(const UndoOptions& options);
   UndoResult apply_undo(const Plan& plan);

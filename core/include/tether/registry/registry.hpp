@@ -138,6 +138,17 @@ class Bundle {
 void write_sqlite(const Bundle& bundle, const std::filesystem::path& path, bool append);
 std::string sqlite_ddl();  // CREATE TABLE / CREATE VIEW IF NOT EXISTS, one statement per line
 
+// Export targets (§3): refuses (ConfigError) a `path` that resolves, symlinks and `..`
+// followed, to `dataset_root`'s tether.toml or into its .tether/, whatever `force` says; and,
+// unless `force`, an existing target that is not recognisably a tether export of format `fmt`
+// (is_tether_export; an empty file or directory has nothing to lose and is accepted).
+void check_export_target(const std::filesystem::path& path, const std::string& fmt, bool force,
+                         const std::filesystem::path& dataset_root);
+// A tether export: for "sqlite" a SQLite file with a `tether_meta` table holding
+// `schema_version`; for directory formats a directory whose schema.json is tether's (a
+// `schema_version` and a `tables` object describing `tether_meta`).
+bool is_tether_export(const std::filesystem::path& path, const std::string& fmt);
+
 // Directory formats (§3.2): `schema.json` plus `<table>.<fmt>` for all nine tables.
 // fmt: "csv" | "jsonl" | "parquet" (anything else: ConfigError `unknown export format 'x'`).
 // Returns the number of files written (10).
