@@ -706,6 +706,7 @@ void GitBackend::settle(const Opened& o) const {
     throw BackendError(moving + " cannot be finished: " + m->branch + " is at " + short12(at) +
                        " now; check its working tree, then remove .git/tether-landing");
   try {
+    clear_landing_locks(o.repo.get(), *m);
     switch_paths(o.repo.get(), m->from, m->to, *at);
     clear_landing(o.repo.get());
   } catch (const Git2Error& e) {

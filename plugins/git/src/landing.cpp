@@ -265,6 +265,18 @@ std::optional<LandingMarker> read_landing(git_repository* repo) {
   return m;
 }
 
+void clear_landing_locks(git_repository* repo, const LandingMarker& m) {
+  std::string ref_lock = std::string(git_repository_commondir(repo)) + "refs/heads/" + m.branch + ".lock";
+  std::ifstream in(ref_lock);
+  if (in) {
+    std::string line;
+    std::getline(in, line);
+    in.close();
+    if (line.empty() || line == oid_hex(m.from) || line == oid_hex(m.to)) unlink(ref_lock.c_str());
+  }
+  unlink((git_dir(repo) + "index.lock").c_str());
+}
+
 void write_landing(git_repository* repo, const LandingMarker& m) {
   std::string path = git_dir(repo) + kMarker, tmp = path + ".tmp";
   std::string text = m.branch + "\n" + oid_hex(m.from) + "\n" + oid_hex(m.to) + "\n";

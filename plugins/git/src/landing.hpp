@@ -30,6 +30,10 @@ struct LandingMarker {
 };
 
 std::optional<LandingMarker> read_landing(git_repository* repo);
+// The lock files a kill inside step 2 or 3 leaves behind (`refs/heads/<branch>.lock` holding
+// nothing or one of the marker's two commits, `index.lock`): with the marker present they are
+// the interrupted landing's own, and are removed so that settling can write again.
+void clear_landing_locks(git_repository* repo, const LandingMarker& m);
 void write_landing(git_repository* repo, const LandingMarker& m);
 void clear_landing(git_repository* repo);
 
