@@ -60,9 +60,28 @@ eq "$(heads)" "$before" "a refused --json promote moved a base"
 ok tether promote --dry-run
 out_matches "refuse +c3 +\[git\] main +main is checked out in "
 
-# settled: the bookmark lands whole, the trunk follows
+# settled. A saved plan edited by hand (c2's move aimed at code1's repository) with its
+# digest recomputed is planned again and refused; nothing moves
 git -C "$TMP/code3" checkout -q -- main.py
-ok tether promote
+ok tether promote --plan "$TMP/plan.json"
+python3 - "$TMP/plan.json" <<'PY'
+import hashlib, json, sys
+path = sys.argv[1]
+p = json.load(open(path))
+acts = {a["key"]: a for a in p["actions"]}
+acts["c2"]["params"]["locator"] = acts["c1"]["params"]["locator"]
+p.pop("digest")
+p["digest"] = hashlib.sha256(json.dumps(p, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()).hexdigest()
+json.dump(p, open(path + ".edited", "w"))
+PY
+fails 1 tether promote --from-plan "$TMP/plan.json.edited"
+err_has "the saved promote plan does not match what promote plans now ('c2' differs); re-run the plan and review it again"
+err_lines 1
+eq "$(heads)" "$before" "an edited plan moved a base"
+eq "$(git rev-parse main)" "$trunk0" "an edited plan moved the trunk"
+
+# the bookmark lands whole from the plan as saved, the trunk follows
+ok tether promote --from-plan "$TMP/plan.json"
 for i in 1 2 3 4; do
   out_matches "^  fast-forwarded c$i -> "
   eq "$(git -C "$TMP/code$i" rev-parse main)" "$(git -C "$TMP/code$i" rev-parse "$fork")" "main of code$i"
