@@ -675,6 +675,11 @@ void GitBackend::land(const Opened& o, const std::string& base, const git_oid& h
     return;
   }
   // The checked-out branch: marker, CAS, then the files (landing.hpp says why this order).
+  // Every file the switch touches is checked first, so it cannot stop half way after the CAS.
+  auto foreign = guarded([&] { return switch_conflicts(o.repo.get(), head, to); });
+  if (!foreign.empty())
+    throw BackendError(base + " is checked out in " + o.target.path + " and " + foreign.front() +
+                       " there holds changes of its own; commit or stash them first (nothing moved)");
   guarded([&] {
     write_landing(o.repo.get(), LandingMarker{base, head, to});
     return 0;

@@ -73,7 +73,9 @@ bool under_real_dirs(const std::string& root, const std::string& path) {
 
 Wd wd_at(git_repository* repo, const std::string& root, const std::string& path) {
   std::string full = root + path;
-  if (!under_real_dirs(root, path)) return Wd{Wd::Other, {}};  // matches no side: never touched
+  // Below a symlink there is no working-tree file of this path (git tracks none there), and
+  // nothing is read, written or removed through it.
+  if (!under_real_dirs(root, path)) return {};
   struct stat st;
   if (lstat(full.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return {};
@@ -338,7 +340,7 @@ void switch_paths(git_repository* repo, const git_oid& from, const git_oid& to, 
   }
   // Removals first: a file the goal lacks may stand where the goal has a directory.
   for (const auto& it : items) {
-    unlink(tmp_name(root + it.path).c_str());  // a write a kill interrupted
+    if (under_real_dirs(root, it.path)) unlink(tmp_name(root + it.path).c_str());  // a write a kill interrupted
     if (it.goal.present || (it.wd.kind != Wd::File && it.wd.kind != Wd::Link)) continue;
     if (unlink((root + it.path).c_str()) != 0 && errno != ENOENT)
       throw Git2Error(GIT_ERROR, "cannot remove " + root + it.path + ": " + errno_text());
