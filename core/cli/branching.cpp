@@ -118,6 +118,7 @@ int run_promote(const Global& g, const PromoteOptions& o) {
            {"held", r.held},
            {"conflicts", r.conflicts},
            {"kept_forks", r.kept_forks},
+           {"rolled_back", r.rolled_back},
            {"trunk_moved", r.trunk_moved ? json(*r.trunk_moved) : json(nullptr)},
            {"trunk_held", r.trunk_held ? json(*r.trunk_held) : json(nullptr)}};
     if (!r.failed.empty()) j["failed"] = r.failed;
@@ -135,6 +136,7 @@ int run_promote(const Global& g, const PromoteOptions& o) {
       for (const auto& unit : c->second) out("                   conflict: " + unit);
   }
   for (const auto& [k, why] : r.held) out(line("held", k + ": " + why));
+  for (const auto& [k, why] : r.rolled_back) out(yellow(line("rolled back", k + ": " + why)));
   for (const auto& [k, why] : r.failed) error_line("[" + k + "] " + why);
   if (!r.held.empty())
     out("nothing moved: a bookmark lands whole or not at all; name keys to land a subset, or finish the refused "
@@ -143,7 +145,8 @@ int run_promote(const Global& g, const PromoteOptions& o) {
   const std::string trunk = repo->config().trunk();
   if (r.trunk_moved) out(trunk + " -> " + r.trunk_moved->substr(0, 12));
   if (r.trunk_held) out(trunk + " not moved: " + *r.trunk_held);
-  if (r.fast_forwarded.empty() && r.merged.empty() && r.refused.empty() && r.held.empty() && !r.trunk_moved)
+  if (r.fast_forwarded.empty() && r.merged.empty() && r.refused.empty() && r.held.empty() && r.rolled_back.empty() &&
+      r.failed.empty() && !r.trunk_moved)
     out("nothing to promote");
   return rc;
 }

@@ -79,11 +79,16 @@ int run_repair(const Global& g, const RepairOptions& o) {
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   int rc = r.failed.empty() ? kExitOk : kExitPartial;
   if (g.json) {
-    print_json({{"repinned", r.repinned}, {"reforked", r.reforked}, {"failed", r.failed}, {"notes", r.notes}});
+    print_json({{"repinned", r.repinned},
+                {"reforked", r.reforked},
+                {"finished", r.finished},
+                {"failed", r.failed},
+                {"notes", r.notes}});
     return rc;
   }
   for (const auto& [label, ref] : r.repinned) out("repinned  " + label + " -> " + ref);
   for (const auto& [key, ref] : r.reforked) out("reforked  " + key + " -> " + ref);
+  for (const auto& [id, what] : r.finished) out("finished  promote " + id + ": " + what);
   for (const auto& n : r.notes) out("note      " + n);
   for (const auto& [target, why] : r.failed) err(red_err("FAILED") + "    " + target + ": " + why);
   return rc;

@@ -118,7 +118,7 @@ void describe_valid(Fixture& fx) {
 // Ops with a default (backend.h / BackendProxy) are optional even under their capability.
 bool optional_under_capability(Op op) {
   return op == Op::WorkingRefBlockers || op == Op::Listing || op == Op::AncestorOf || op == Op::RenamePin ||
-         op == Op::RenameWorkingRef;
+         op == Op::RenameWorkingRef || op == Op::PromoteBlockers || op == Op::Rewind;
 }
 
 void describe_consistency(Fixture& fx) {

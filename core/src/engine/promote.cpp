@@ -1,9 +1,13 @@
 // core/src/engine/promote.cpp: `tether promote` (spec §4.13). Lands a bookmark's working
 // branches on their base branches: a fast-forward where the base has not moved since the
 // fork, a native merge where the backend has one, otherwise a refusal with the backend's
-// hint. A bookmark lands whole or not at all: one refusal holds every other move. Every
-// move is conditional on the base head the plan reviewed. When everything landed, the
-// trunk bookmark moves to the bookmark's commit.
+// hint. A bookmark (or the named keys) lands whole or not at all: every backend is asked
+// before the first move whether it would refuse (promote_blockers), and one refusal holds
+// every other move; a move that still fails at apply time sends the landed ones back
+// (rewind). Every move is conditional on the base head the plan reviewed. The journal holds
+// the plan and a record before each move, so repair finishes (apply_promote with `resume`)
+// and undo reverses a promote a kill interrupted. When everything landed, the trunk
+// bookmark moves to the bookmark's commit.
 #include <algorithm>
 #include <set>
 
@@ -27,19 +31,82 @@ Json without_at(Json locator) {
   return locator;
 }
 
+std::string message_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const BackendError& e) {
+    return e.bare_message();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "unknown error";
+}
+
 std::string source_ref_label(const Json& source) {
   if (source.contains("ref")) return source["ref"].get<std::string>();
   if (source.contains("pin")) return source["pin"].value("ref", std::string("a pin"));
   return "state " + model::short_state(source.value("state", Json::object()));
 }
 
+// What a journaled promote says about one key: the state its base landed on, if recorded.
+std::optional<Json> landed_state(const OpEntry& e, const std::string& key) {
+  for (const auto& p : e.progress) {
+    std::string action = p.value("action", std::string());
+    if ((action == "fast-forward" || action == "merge") && p.value("key", std::string()) == key && p.contains("state"))
+      return p["state"];
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 PromoteReport Repo::promote(const PromoteOptions& opt) {
   auto lock = lock_checkout();
+  if (opt.saved) return apply_promote(rederive_promote(*opt.saved));
   return run_planned<PromoteReport>(
-      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_promote(opt); },
+      std::nullopt, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_promote(opt); },
       [&](const Plan& p) { return apply_promote(p); });
+}
+
+// A saved plan's digest catches accidents, not edits: anyone can recompute it. So a saved
+// promote plan is only a request -- its options (keys, revision, strategy, message) are
+// planned again here, and what is applied is the fresh plan, after checking that it makes
+// exactly the moves the saved one showed (the same objects, locators, sources and reviewed
+// states). A fresh plan that moves nothing (now refused, say) is applied as it is: it
+// reports why and touches nothing.
+Plan Repo::rederive_promote(const Plan& saved) {
+  check_preconditions(saved);
+  const Json& ctx = saved.context;
+  PromoteOptions o;
+  try {
+    for (const auto& k : ctx.value("subset", Json::array())) o.keys.push_back(k.get<std::string>());
+    if (ctx.contains("rev") && ctx["rev"].is_string()) o.rev = ctx["rev"].get<std::string>();
+    o.strategy = ctx.value("strategy", std::string("auto"));
+    if (ctx.contains("message") && ctx["message"].is_string()) o.message = ctx["message"].get<std::string>();
+  } catch (const Json::exception&) {
+    throw StalePlanError("the saved promote plan's options are malformed; re-run the plan");
+  }
+  Plan fresh = plan_promote(o);
+  if (fresh.writes() == 0) return fresh;
+  auto moves = [](const Plan& p) {
+    Json out = Json::array();
+    for (const auto& a : p.actions)
+      out.push_back(Json{{"op", a.op}, {"key", a.key}, {"kind", a.kind}, {"target", a.target}, {"params", a.params}});
+    return out;
+  };
+  Json want = moves(saved), have = moves(fresh);
+  if (want != have || saved.context != fresh.context) {
+    std::string where = "its context";
+    for (std::size_t i = 0; i < std::max(want.size(), have.size()); ++i)
+      if (i >= want.size() || i >= have.size() || want[i] != have[i]) {
+        const Json& a = i < have.size() ? have[i] : want[i];
+        where = a.value("key", std::string()).empty() ? "action " + std::to_string(i + 1) : "'" + a.value("key", std::string()) + "'";
+        break;
+      }
+    throw StalePlanError("the saved promote plan does not match what promote plans now (" + where +
+                         " differs); re-run the plan and review it again");
+  }
+  return fresh;
 }
 
 Plan Repo::plan_promote(const PromoteOptions& opt) {
@@ -288,6 +355,46 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
     a.op = "share";
   }
 
+  // Preflight: every object the plan moves is asked, before the first move, whether its
+  // backend would refuse it now (a dirty checkout of the base, a conflicting merge, an
+  // interrupted move not yet repaired, ...). A refusal here holds every other move below.
+  {
+    std::vector<PlanAction*> moves;
+    for (auto& a : plan.actions)
+      if (a.op == "fast-forward" || a.op == "merge") moves.push_back(&a);
+    auto blockers = fan_out<sdk::LandingBlocker>(moves.size(), [&](std::size_t i) {
+      const PlanAction& a = *moves[i];
+      return backend(a.kind).promote_blockers(a.params["locator"], a.params["source"].get<sdk::Source>(), a.op == "merge",
+                                              sdk::Expected::at(a.params["base_state"]), a.key);
+    });
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+      PlanAction& a = *moves[i];
+      std::string why;
+      std::vector<std::string> conflicts;
+      if (!blockers[i].ok()) {
+        why = "cannot tell whether " + a.target + " can move (" + message_of(blockers[i].error) + ")";
+      } else if (blockers[i].value->blocker) {
+        why = *blockers[i].value->blocker;
+        conflicts = blockers[i].value->conflicts;
+      } else {
+        continue;
+      }
+      a.op = "refuse";
+      a.detail = why;
+      if (!conflicts.empty()) a.params["conflicts"] = conflicts;
+    }
+    // A share whose first key is refused is refused with it.
+    std::map<std::string, std::string> refused_why;
+    for (const auto& a : plan.actions)
+      if (a.op == "refuse") refused_why[a.key] = a.detail;
+    for (auto& a : plan.actions)
+      if (a.op == "share")
+        if (auto it = refused_why.find(a.params.value("with", std::string())); it != refused_why.end()) {
+          a.op = "refuse";
+          a.detail = "same branch as " + it->first + ": " + it->second;
+        }
+  }
+
   // A full promotion moves the trunk: refuse when that would drop trunk commits.
   bool full = opt.keys.empty() && !opt.rev && !on_trunk;
   std::vector<std::string> refused;
@@ -311,8 +418,11 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
       return plan;
     }
   }
-  // Whole or nothing.
-  if (!refused.empty() && opt.keys.empty()) {
+  // Whole or nothing, for the named keys as for the whole bookmark.
+  refused.clear();
+  for (const auto& a : plan.actions)
+    if (a.op == "refuse") refused.push_back(a.key);
+  if (!refused.empty()) {
     for (auto& a : plan.actions) {
       if (a.op == "refuse") continue;
       a.detail = "would " + a.op + ": " + a.detail + "; held because " + join(refused) +
@@ -320,13 +430,13 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
       a.op = "hold";
     }
     plan.notes.push_back("nothing moved: " + join(refused) +
-                         " refused; land the rest on purpose with `tether promote KEY...`, or write those systems' base "
-                         "branches by hand on the trunk (see the refusals) and promote again");
+                         " refused; settle them (see the refusals) and promote again, or land the rest on purpose "
+                         "with `tether promote KEY...` naming only the others");
   }
   return plan;
 }
 
-PromoteReport Repo::apply_promote(const Plan& plan) {
+PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
   PromoteReport rep;
   rep.plan = plan;
   const Json& ctx = plan.context;
@@ -339,6 +449,8 @@ PromoteReport Repo::apply_promote(const Plan& plan) {
     if (a.key.empty()) continue;
     acted.insert(a.key);
     if (a.op == "refuse") rep.refused[a.key] = a.detail;
+    if (a.op == "refuse" && a.params.contains("conflicts") && a.params["conflicts"].is_array())
+      rep.conflicts[a.key] = a.params["conflicts"].get<std::vector<std::string>>();
     if (a.op == "hold") rep.held[a.key] = a.detail;
   }
   for (const auto& [k, m] : manifests_)
@@ -352,11 +464,17 @@ PromoteReport Repo::apply_promote(const Plan& plan) {
   bool any_writes = !merges.empty() || !ffs.empty();
   OpLog oplog(tether_dir() / "ops.jsonl");
   std::string op_id;
-  if (any_writes) {
+  if (resume) {
+    op_id = resume->id;
+  } else if (any_writes) {
+    // The whole plan goes into the journal before the first move: `repair` finishes from it
+    // and `undo` reverses from it if this process dies half way.
     Json bases = Json::object();
     for (const auto& a : plan.actions)
       if (a.params.contains("base_state")) bases[a.key] = a.params["base_state"];
-    op_id = oplog.begin("promote", Json{{"workspace", model::workspace_to_toml(*workspace_)}, {"base_states", bases}});
+    op_id = oplog.begin("promote", Json{{"workspace", model::workspace_to_toml(*workspace_)},
+                                        {"base_states", bases},
+                                        {"plan", plan.to_json()}});
   }
   auto record_error = [&](const PlanAction& a, const std::exception& e) {
     if (auto* mc = dynamic_cast<const MergeConflict*>(&e)) {
@@ -370,15 +488,41 @@ PromoteReport Repo::apply_promote(const Plan& plan) {
       rep.failed[a.key] = e.what();
     }
   };
+  // One move, conditional on the reviewed base. Resuming an interrupted promote, what the
+  // base holds now decides: the reviewed base -> the move runs now (from the reviewed state,
+  // not from a ref that may have gained writes since); the move's result -> it had landed,
+  // and the backend settles whatever the kill left half done; anything else -> failed.
+  auto move = [&](const PlanAction& a, bool merge) -> Json {
+    auto& b = backend(a.kind);
+    const Json& loc = a.params["locator"];
+    const Json& base = a.params["base_state"];
+    const Json& target = a.params["target_state"];
+    sdk::Source src = a.params["source"].get<sdk::Source>();
+    if (resume) {
+      src = sdk::Source::of_state(target);
+      Json now = b.fingerprint(loc, std::nullopt, a.key);
+      if (!b.same(now, base)) {
+        std::optional<Json> landed = merge ? landed_state(*resume, a.key) : std::optional<Json>(target);
+        bool here = landed ? b.same(now, *landed) : b.ancestor_of(loc, target, sdk::Source::of_state(now), a.key) == true;
+        if (!here)
+          throw TetherError(a.target + " is at " + model::short_state(now) + ", neither where the interrupted promote found it (" +
+                            model::short_state(base) + ") nor where it was taking it; left as it is -- land it with " +
+                            "`tether promote " + a.key + "` or by hand");
+        if (merge) return b.merge(loc, src, message, sdk::Expected::at(now), a.key);
+        return b.promote(loc, src, sdk::Expected::at(now), a.key);
+      }
+    }
+    oplog.progress(op_id, Json{{"action", "landing"},
+                               {"key", a.key},
+                               {"kind", a.kind},
+                               {"op", merge ? "merge" : "fast-forward"},
+                               {"from", base},
+                               {"to", merge ? Json(nullptr) : target}});
+    if (merge) return b.merge(loc, src, message, sdk::Expected::at(base), a.key);
+    return b.promote(loc, src, sdk::Expected::at(base), a.key);
+  };
   auto land = [&](const std::vector<const PlanAction*>& actions, bool merge) {
-    auto results = fan_out<Json>(actions.size(), [&](std::size_t i) {
-      const PlanAction& a = *actions[i];
-      auto& b = backend(a.kind);
-      sdk::Source src = a.params["source"].get<sdk::Source>();
-      sdk::Expected expected = sdk::Expected::at(a.params["base_state"]);
-      if (merge) return b.merge(a.params["locator"], src, message, expected, a.key);
-      return b.promote(a.params["locator"], src, expected, a.key);
-    });
+    auto results = fan_out<Json>(actions.size(), [&](std::size_t i) { return move(*actions[i], merge); });
     for (std::size_t i = 0; i < actions.size(); ++i) {
       const PlanAction& a = *actions[i];
       if (results[i].ok()) {
@@ -407,14 +551,43 @@ PromoteReport Repo::apply_promote(const Plan& plan) {
   } else {
     land(ffs, false);
   }
+  // Every object was checked before the first move, so a move fails here only when
+  // something changed in between: the moves that did land go back where the plan found
+  // them (conditional on where they landed), and the bookmark stays whole or not at all.
+  bool incomplete = false;
+  for (const auto* list : {&merges, &ffs})
+    for (const auto* a : *list)
+      if (!rep.merged.count(a->key) && !rep.fast_forwarded.count(a->key)) incomplete = true;
+  if (incomplete && !resume) {
+    for (const auto* list : {&merges, &ffs})
+      for (const auto* a : *list) {
+        auto& table = rep.merged.count(a->key) ? rep.merged : rep.fast_forwarded;
+        auto it = table.find(a->key);
+        if (it == table.end()) continue;
+        const Json& base = a->params["base_state"];
+        try {
+          oplog.progress(op_id, Json{{"action", "rewinding"}, {"key", a->key}, {"from", it->second}, {"to", base}});
+          backend(a->kind).rewind(a->params["locator"], base, sdk::Expected::at(it->second), a->key);
+          oplog.progress(op_id, Json{{"action", "rewind"}, {"key", a->key}, {"state", base}});
+          rep.rolled_back[a->key] = "moved back to " + model::short_state(base) + " because the rest did not land";
+          table.erase(it);
+        } catch (const std::exception& e) {
+          const auto* be = dynamic_cast<const BackendError*>(&e);
+          rep.failed[a->key] = a->target + " landed at " + model::short_state(it->second) +
+                               " but could not be moved back (" + (be ? be->bare_message() : std::string(e.what())) +
+                               "); move it back by hand or promote the rest";
+        }
+      }
+  }
   // A merged fork restarts from the merge result, so the next commit pins what landed.
   for (const auto* a : merges) {
     auto it = rep.merged.find(a->key);
     if (it == rep.merged.end() || !a->params["source"].contains("ref")) continue;
     std::string ref = a->params["source"]["ref"].get<std::string>();
     try {
-      backend(a->kind).fork(a->params["locator"], sdk::Source::of_state(it->second), ref,
-                            sdk::Expected::at(a->params["target_state"]), a->key);
+      auto& b = backend(a->kind);
+      if (resume && b.same(b.fingerprint(a->params["locator"], ref, a->key), it->second)) continue;  // done before the kill
+      b.fork(a->params["locator"], sdk::Source::of_state(it->second), ref, sdk::Expected::at(a->params["target_state"]), a->key);
     } catch (const RefMovedError& e) {
       rep.kept_forks[a->key] = ref + " gained writes during the merge (" + e.bare_message() +
                                "); left as it is -- commit them and promote again";
@@ -431,6 +604,7 @@ PromoteReport Repo::apply_promote(const Plan& plan) {
     else if (auto m = rep.merged.find(with); m != rep.merged.end()) rep.merged[a.key] = m->second;
     else if (auto r = rep.refused.find(with); r != rep.refused.end()) rep.refused[a.key] = r->second;
     else if (auto h = rep.held.find(with); h != rep.held.end()) rep.held[a.key] = h->second;
+    else if (auto f2 = rep.failed.find(with); f2 != rep.failed.end()) rep.failed[a.key] = f2->second;
   }
   // The moved bases are the new fork points.
   for (const auto* table : {&rep.fast_forwarded, &rep.merged})
@@ -446,7 +620,7 @@ PromoteReport Repo::apply_promote(const Plan& plan) {
   if (ctx["bookmark"].is_string()) bookmark = ctx["bookmark"].get<std::string>();
   bool landed_something = !rep.fast_forwarded.empty() || !ctx.value("current", Json::array()).empty();
   if (landed_something && bookmark && *bookmark != trunk && !rev && !subset && rep.refused.empty() && rep.held.empty() &&
-      rep.merged.empty() && rep.failed.empty()) {
+      rep.merged.empty() && rep.failed.empty() && rep.rolled_back.empty()) {
     std::string commit = ctx["bookmark_commit"].is_string() ? ctx["bookmark_commit"].get<std::string>()
                                                             : vcs_->head().value_or("");
     auto bms = vcs_->bookmarks();
@@ -458,6 +632,8 @@ PromoteReport Repo::apply_promote(const Plan& plan) {
       } else {
         try {
           if (t == bms.end()) throw VcsError("bookmark '" + trunk + "' does not exist");
+          if (!op_id.empty())
+            oplog.progress(op_id, Json{{"action", "trunk-landing"}, {"bookmark", trunk}, {"from", t->second}, {"to", commit}});
           vcs_->bookmark_set(trunk, commit, t->second);
           rep.trunk_moved = commit;
         } catch (const std::exception& e) {
@@ -467,17 +643,22 @@ PromoteReport Repo::apply_promote(const Plan& plan) {
     }
   }
   rep.applied = true;
-  if (any_writes) {
+  // An interrupted promote stays open in the journal until everything is settled, so the
+  // next repair tries again; a fresh one always ends (what failed is in its result).
+  if (any_writes && (!resume || rep.failed.empty())) {
     Json ff = Json::object(), mg = Json::object();
     for (const auto& [k, v] : rep.fast_forwarded) ff[k] = v;
     for (const auto& [k, v] : rep.merged) mg[k] = v;
-    oplog.end(op_id, Json{{"fast_forwarded", ff},
-                          {"merged", mg},
-                          {"refused", rep.refused},
-                          {"held", rep.held},
-                          {"kept_forks", rep.kept_forks},
-                          {"trunk_moved", rep.trunk_moved ? Json(*rep.trunk_moved) : Json(nullptr)},
-                          {"failed", rep.failed}});
+    Json result{{"fast_forwarded", ff},
+                {"merged", mg},
+                {"refused", rep.refused},
+                {"held", rep.held},
+                {"kept_forks", rep.kept_forks},
+                {"rolled_back", rep.rolled_back},
+                {"trunk_moved", rep.trunk_moved ? Json(*rep.trunk_moved) : Json(nullptr)},
+                {"failed", rep.failed}};
+    if (resume) result["finished_by"] = "repair";
+    oplog.end(op_id, result);
   }
   return rep;
 }

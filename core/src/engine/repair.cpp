@@ -1,8 +1,9 @@
 // core/src/engine/repair.cpp: `tether repair` (spec §4.23, §6.7), a planned command. It
 // recreates what the manifests promise and the stores lost: a pin that went missing is cut
 // again at the recorded state (`repin`), a working branch of this checkout that disappeared
-// is forked again from the manifest (`refork`). A pin that drifted (names another state) is
-// only reported: overwriting it could destroy what someone else pinned. Operations that
+// is forked again from the manifest (`refork`), a promote a kill interrupted is finished from
+// its journaled plan (`finish-promote`). A pin that drifted (names another state) is only
+// reported: overwriting it could destroy what someone else pinned. Other operations that
 // never finished are reported as notes, with what they had done.
 #include <algorithm>
 #include <set>
@@ -38,6 +39,7 @@ std::string incomplete_note(const OpEntry& e) {
   std::vector<std::string> done;
   for (const auto& p : e.progress) {
     std::string item = str_of(p, "action");
+    if (item == "landing" || item == "rewinding" || item == "trunk-landing") continue;  // intents, not results
     if (item.empty()) item = "?";
     for (const char* k : {"key", "target", "ref", "commit"})
       if (auto it = p.find(k); it != p.end() && it->is_string()) {
@@ -87,8 +89,25 @@ Plan Repo::plan_repair(const RepairOptions& opt) {
   plan.preconditions.push_back({"history_digest", vcs_->history_digest(), "", Json::object(),
                                 "VCS history changed since the plan was made; re-run the plan"});
 
-  for (const auto& e : read_ops())
-    if (e.incomplete()) plan.notes.push_back(incomplete_note(e));
+  // An interrupted promote journaled its whole plan: repair finishes it (rolls it forward),
+  // so the bookmark ends landed whole; `tether undo` reverses it instead. Other interrupted
+  // operations are reported.
+  for (const auto& e : read_ops()) {
+    if (!e.incomplete() || e.undone_by.is_string()) continue;
+    if (e.command == "promote" && e.pre.contains("plan") && e.pre["plan"].is_object()) {
+      std::size_t moves = 0;
+      if (auto acts = e.pre["plan"].find("actions"); acts != e.pre["plan"].end() && acts->is_array())
+        for (const auto& a : *acts)
+          if (str_of(a, "op") == "fast-forward" || str_of(a, "op") == "merge") ++moves;
+      plan.actions.push_back({"finish-promote", "", "", e.id,
+                              "promote " + e.id + " (" + e.at + ") was interrupted; land what it had not of its " +
+                                  std::to_string(moves) + " move(s) and settle the rest (`tether undo " + e.id +
+                                  "` reverses it instead)",
+                              Json{{"op", e.id}}});
+      continue;
+    }
+    plan.notes.push_back(incomplete_note(e));
+  }
 
   // Pins the manifests name: the working tree's, then (--all-history) every commit's.
   struct Target {
@@ -163,8 +182,32 @@ RepairResult Repo::apply_repair(const Plan& plan) {
   OpLog oplog(tether_dir() / "ops.jsonl");
   std::string op_id = oplog.begin("repair", Json{{"workspace", model::workspace_to_toml(*workspace_)}});
 
-  std::vector<const PlanAction*> repins, reforks;
-  for (const auto& a : plan.actions) (a.op == "repin" ? repins : reforks).push_back(&a);
+  std::vector<const PlanAction*> repins, reforks, finishes;
+  for (const auto& a : plan.actions) (a.op == "repin" ? repins : a.op == "finish-promote" ? finishes : reforks).push_back(&a);
+  // Interrupted promotes first: a refork below must not race a base that is still moving.
+  for (const auto* a : finishes) {
+    try {
+      const auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+      auto it = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return e.id == a->target; });
+      if (it == entries.end() || !it->incomplete() || it->undone_by.is_string())
+        throw StalePlanError("promote " + a->target + " is no longer interrupted; re-run the plan");
+      Plan journaled = plan_from_json(it->pre["plan"], "promote", {}, "the journal of promote " + a->target);
+      PromoteReport r = apply_promote(journaled, &*it);
+      std::vector<std::string> parts;
+      std::vector<std::string> moved;
+      for (const auto* t : {&r.fast_forwarded, &r.merged})
+        for (const auto& [k, st] : *t) moved.push_back(k);
+      parts.push_back(moved.empty() ? "nothing landed" : "landed " + join(moved));
+      if (r.trunk_moved) parts.push_back(config_.trunk() + " -> " + r.trunk_moved->substr(0, 12));
+      if (r.trunk_held) parts.push_back(config_.trunk() + " not moved: " + *r.trunk_held);
+      for (const auto& [k, why] : r.failed) res.failed["finish-promote " + a->target + " " + k] = why;
+      res.finished[a->target] = join(parts, "; ");
+      oplog.progress(op_id, Json{{"action", "finish-promote"}, {"target", a->target}});
+    } catch (const std::exception& e) {
+      const auto* be = dynamic_cast<const BackendError*>(&e);
+      res.failed["finish-promote " + a->target] = be ? be->bare_message() : std::string(e.what());
+    }
+  }
   auto pinned = fan_out<sdk::Pin>(repins.size(), [&](std::size_t i) {
     const PlanAction& a = *repins[i];
     return backend(a.kind).pin(a.params["locator"], a.params["state"], a.params["pin_id"].get<std::string>(),
@@ -202,7 +245,11 @@ RepairResult Repo::apply_repair(const Plan& plan) {
     }
   }
   if (!res.reforked.empty()) write_workspace();
-  oplog.end(op_id, Json{{"repinned", res.repinned}, {"reforked", res.reforked}, {"failed", res.failed}, {"notes", plan.notes}});
+  oplog.end(op_id, Json{{"repinned", res.repinned},
+                        {"reforked", res.reforked},
+                        {"finished", res.finished},
+                        {"failed", res.failed},
+                        {"notes", plan.notes}});
   return res;
 }
 

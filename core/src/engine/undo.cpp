@@ -6,6 +6,7 @@
 // handler table is at the bottom: a command absent from it cannot be undone.
 #include <algorithm>
 #include <functional>
+#include <tuple>
 #include <set>
 
 #include "engine/internal.hpp"
@@ -422,14 +423,116 @@ struct Undoer {
 
   // ---- promote ----
 
+  // Each base a promote moved goes back where its plan found it, conditional on still being
+  // where the promote left it (the backend's rewind, which also settles a move a kill
+  // interrupted). An interrupted promote is reversed from its journal the same way: a move
+  // that never started is nothing to reverse. The trunk goes back while it is still where
+  // the promote put it.
+  struct PromoteMove {
+    std::string key, kind;
+    Json locator, before, target;
+    std::optional<Json> after;  // where the journal says it landed
+    bool merge = false;
+  };
+  std::optional<std::vector<PromoteMove>> promote_moves() const {
+    auto plan_it = target.pre.find("plan");
+    if (plan_it == target.pre.end() || !plan_it->is_object()) return std::nullopt;  // journaled before 0.1 of this rule
+    std::set<std::string> started, rewound;
+    std::map<std::string, Json> landed;
+    for (const auto& p : target.progress) {
+      std::string action = str_of(p, "action"), key = str_of(p, "key");
+      if (action == "landing") started.insert(key);
+      if ((action == "fast-forward" || action == "merge") && p.contains("state")) landed[key] = p["state"];
+      if (action == "rewind") rewound.insert(key);
+    }
+    for (const char* table : {"fast_forwarded", "merged"})
+      for (const auto& [key, st] : target.result.value(table, Json::object()).items()) landed[key] = st;
+    std::vector<PromoteMove> out;
+    for (const auto& a : plan_it->value("actions", Json::array())) {
+      if (!a.is_object()) continue;
+      std::string op = str_of(a, "op"), key = str_of(a, "key");
+      if ((op != "fast-forward" && op != "merge") || rewound.count(key)) continue;
+      if (!started.count(key) && !landed.count(key)) continue;
+      const Json params = a.value("params", Json::object());
+      PromoteMove m{key, str_of(a, "kind"), params.value("locator", Json::object()), params.value("base_state", Json(nullptr)),
+                    params.value("target_state", Json(nullptr)), std::nullopt, op == "merge"};
+      if (auto it = landed.find(key); it != landed.end()) m.after = it->second;
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
+  // Where the promote moved the trunk: (bookmark, from, to).
+  std::optional<std::tuple<std::string, std::string, std::string>> promote_trunk() const {
+    for (const auto& p : target.progress)
+      if (str_of(p, "action") == "trunk-landing") return std::make_tuple(str_of(p, "bookmark"), str_of(p, "from"), str_of(p, "to"));
+    return std::nullopt;
+  }
   void promote() {
-    for (const auto& [key, moved] : promote_lines()) irreversible.push_back(key + ": base branch " + moved);
-    if (irreversible.empty()) skipped.push_back("promote moved nothing");
+    auto moves = promote_moves();
+    if (!moves) {
+      for (const auto& [key, moved] : promote_lines()) irreversible.push_back(key + ": base branch " + moved);
+      if (irreversible.empty()) skipped.push_back("promote moved nothing");
+      return;
+    }
+    for (const auto& m : *moves) {
+      try {
+        auto& b = repo.backend(m.kind);
+        Json now = b.fingerprint(m.locator, std::nullopt, m.key);
+        if (b.same(now, m.before)) {
+          try {
+            b.rewind(m.locator, m.before, sdk::Expected::at(now), m.key);  // settles what a kill left
+          } catch (const CapabilityError&) {
+          }
+          skipped.push_back(m.key + ": base branch already at " + model::short_state(m.before));
+          continue;
+        }
+        bool ours = m.after ? b.same(now, *m.after)
+                  : m.merge ? b.ancestor_of(m.locator, m.target, sdk::Source::of_state(now), m.key) == true
+                            : b.same(now, m.target);
+        if (!ours) {
+          irreversible.push_back(m.key + ": base branch is at " + model::short_state(now) +
+                                 ", not where promote left it; left as it is");
+          continue;
+        }
+        b.rewind(m.locator, m.before, sdk::Expected::at(now), m.key);
+        restored.push_back(m.key + ": base branch moved back " + model::short_state(now) + " -> " + model::short_state(m.before));
+      } catch (const CapabilityError&) {
+        irreversible.push_back(m.key + ": base branch moved to " + (m.after ? model::short_state(*m.after) : std::string("?")) +
+                               "; the " + m.kind + " backend cannot move it back, reset it in the store yourself");
+      } catch (const std::exception& e) {
+        const auto* be = dynamic_cast<const BackendError*>(&e);
+        irreversible.push_back(m.key + ": base branch could not be moved back (" + (be ? be->bare_message() : std::string(e.what())) + ")");
+      }
+    }
+    if (auto t = promote_trunk()) {
+      const auto& [name, from, to] = *t;
+      auto bms = repo.vcs_->bookmarks();
+      auto it = bms.find(name);
+      if (it == bms.end() || it->second != to) {
+        skipped.push_back("bookmark " + name + " has moved since; kept");
+      } else {
+        repo.vcs_->bookmark_set(name, from, to);
+        restored.push_back("bookmark " + name + " back at " + from.substr(0, 12));
+      }
+    }
+    restore_workspace();
+    if (restored.empty() && irreversible.empty() && skipped.empty()) skipped.push_back("promote moved nothing");
   }
   void plan_promote() {
-    auto lines = promote_lines();
-    for (const auto& [key, moved] : lines) act("irreversible", key, "", "base branch", moved);
-    if (lines.empty()) note("promote moved nothing");
+    auto moves = promote_moves();
+    if (!moves) {
+      auto lines = promote_lines();
+      for (const auto& [key, moved] : lines) act("irreversible", key, "", "base branch", moved);
+      if (lines.empty()) note("promote moved nothing");
+      return;
+    }
+    for (const auto& m : *moves)
+      act("rewind", m.key, m.kind, "base branch",
+          "back to " + model::short_state(m.before) + (m.after ? " from " + model::short_state(*m.after) : std::string()));
+    if (auto t = promote_trunk())
+      act("move-bookmark", "", "", std::get<0>(*t), "back to " + std::get<1>(*t).substr(0, 12));
+    plan_workspace();
+    if (plan->actions.empty()) note("promote moved nothing");
   }
   std::vector<std::pair<std::string, std::string>> promote_lines() const {
     std::vector<std::pair<std::string, std::string>> out;
@@ -591,7 +694,10 @@ std::size_t pick_target(const std::vector<OpEntry>& entries, const std::optional
   const OpEntry& target = entries[at];
   if (target.undone_by.is_string())
     throw TetherError(target.id + " was already undone by " + target.undone_by.get<std::string>());
-  if (target.incomplete())
+  // An interrupted promote journaled its plan and each move before making it: undo reverses
+  // what it did from there.
+  bool journaled_promote = target.command == "promote" && target.pre.contains("plan") && target.pre["plan"].is_object();
+  if (target.incomplete() && !journaled_promote)
     throw TetherError(target.id + " (" + target.command +
                       ") never finished, so what it did is not known; `tether verify` and `tether gc --dry-run` show "
                       "what it left behind");

@@ -45,6 +45,8 @@ constexpr OpInfo kOps[kOpCount] = {
     TETHER_OP(delete_store, TETHER_CAP_CREATE),
     TETHER_OP(rename_pin, TETHER_CAP_PIN),
     TETHER_OP(rename_working_ref, TETHER_CAP_FORK),
+    TETHER_OP(promote_blockers, TETHER_CAP_PROMOTE | TETHER_CAP_MERGE),
+    TETHER_OP(rewind, TETHER_CAP_PROMOTE),
 };
 #undef TETHER_OP
 

@@ -311,6 +311,19 @@ sdk::State BackendProxy::merge(const sdk::Locator& locator, const sdk::Source& s
   return field(Op::Merge, reply, "state", key);
 }
 
+sdk::LandingBlocker BackendProxy::promote_blockers(const sdk::Locator& locator, const sdk::Source& source, bool merge,
+                                                  const sdk::Expected& expected, std::string_view key) const {
+  if (!plugin_->has(Op::PromoteBlockers)) return {};
+  Json reply = call(Op::PromoteBlockers, Json(sdk::LandingRequest{locator, source, merge, expected}), key);
+  return parse<sdk::LandingBlocker>(Op::PromoteBlockers, reply, key);
+}
+
+sdk::State BackendProxy::rewind(const sdk::Locator& locator, const sdk::State& to, const sdk::Expected& expected,
+                                std::string_view key) const {
+  Json reply = call(Op::Rewind, Json(sdk::RewindRequest{locator, to, expected}), key);
+  return field(Op::Rewind, reply, "state", key);
+}
+
 std::optional<bool> BackendProxy::ancestor_of(const sdk::Locator& locator, const sdk::State& ancestor,
                                               const sdk::Source& descendant, std::string_view key) const {
   if (!plugin_->has(Op::AncestorOf)) return std::nullopt;

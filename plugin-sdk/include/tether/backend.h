@@ -230,6 +230,15 @@ typedef struct tether_backend_vtable {
   tether_op rename_working_ref; /* {locator, "old", "new"} -> {"ref"}                        */
 
   /* ---- ABI 0.2: appended below this line, never above ---- */
+  /* PROMOTE / MERGE, optional (NULL: nothing blocks, and a promote cannot be undone):
+   * promote_blockers: {locator, source, "merge": bool, expected?}
+   *   -> {"blocker": str|null, "conflicts": [..]}: why promote (or merge) of `source` into
+   *   the base would refuse right now, asked for every object before a bookmark's first
+   *   move so that a refusal moves nothing. Reads only.
+   * rewind: {locator, "to": state, expected} -> {"state"}: moves the base back to `to`, an
+   *   ancestor of its head, conditional on `expected` (undo of a promote). */
+  tether_op promote_blockers;
+  tether_op rewind;
 } tether_backend_vtable;
 
 /* ---- the one exported symbol ---------------------------------------------------------- */

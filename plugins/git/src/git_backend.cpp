@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "landing.hpp"
 #include "tether/vcs/process.hpp"
 
 namespace tether::git {
@@ -649,18 +650,6 @@ std::string GitBackend::rename_working_ref(sdk::Call& call, const sdk::RenameRef
 
 // ---- landing forks --------------------------------------------------------------------------------
 
-void GitBackend::checkout_tree(const Opened& o, const git_oid& from, const git_oid& to) const {
-  guarded([&] {
-    Commit cfrom = lookup_commit(o.repo.get(), from), cto = lookup_commit(o.repo.get(), to);
-    Tree tfrom = commit_tree(cfrom.get()), tto = commit_tree(cto.get());
-    git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
-    opts.checkout_strategy = GIT_CHECKOUT_SAFE;
-    opts.baseline = tfrom.get();
-    return check(git_checkout_tree(o.repo.get(), reinterpret_cast<const git_object*>(tto.get()), &opts),
-                 "cannot update the working tree of " + o.target.path);
-  });
-}
-
 git_oid GitBackend::base_head(const Opened& o, const std::string& base, const sdk::Expected& e,
                                               const std::string& what) const {
   auto head = guarded([&] { return reference_commit(o.repo.get(), head_ref(base)); });
@@ -681,18 +670,59 @@ git_oid GitBackend::base_head(const Opened& o, const std::string& base, const sd
 void GitBackend::land(const Opened& o, const std::string& base, const git_oid& head, const git_oid& to, bool here,
                       const std::string& what, const sdk::Expected& e) const {
   Json expected = e.kind == sdk::Expected::Kind::At ? e.state : Json::object();
-  if (here) checkout_tree(o, head, to);
+  if (!here) {
+    move_branch(o, base, to, head, what, expected);
+    return;
+  }
+  // The checked-out branch: marker, CAS, then the files (landing.hpp says why this order).
+  // Every file the switch touches is checked first, so it cannot stop half way after the CAS.
+  auto foreign = guarded([&] { return switch_conflicts(o.repo.get(), head, to); });
+  if (!foreign.empty())
+    throw BackendError(base + " is checked out in " + o.target.path + " and " + foreign.front() +
+                       " there holds changes of its own; commit or stash them first (nothing moved)");
+  guarded([&] {
+    write_landing(o.repo.get(), LandingMarker{base, head, to});
+    return 0;
+  });
   try {
     move_branch(o, base, to, head, what, expected);
   } catch (...) {
-    if (here) checkout_tree(o, to, head);  // put the files back where the branch still is
+    try {
+      clear_landing(o.repo.get());  // nothing was written: the files are still `head`'s
+    } catch (const std::exception&) {
+    }
     throw;
+  }
+  settle(o);
+}
+
+void GitBackend::settle(const Opened& o) const {
+  if (git_repository_is_bare(o.repo.get())) return;
+  auto m = guarded([&] { return read_landing(o.repo.get()); });
+  if (!m) return;
+  std::string moving = "an interrupted move of " + m->branch + " (" + short_hex(m->from) + " -> " + short_hex(m->to) +
+                       ") in " + o.target.path;
+  auto here = guarded([&] { return checked_out_branch(o.repo.get()); });
+  if (!here || *here != m->branch)
+    throw BackendError(moving + " cannot be finished: " + m->branch +
+                       " is no longer checked out there; check its working tree, then remove .git/tether-landing");
+  auto at = guarded([&] { return reference_commit(o.repo.get(), head_ref(m->branch)); });
+  if (!at || (!git_oid_equal(&*at, &m->from) && !git_oid_equal(&*at, &m->to)))
+    throw BackendError(moving + " cannot be finished: " + m->branch + " is at " + short12(at) +
+                       " now; check its working tree, then remove .git/tether-landing");
+  try {
+    clear_landing_locks(o.repo.get(), *m);
+    switch_paths(o.repo.get(), m->from, m->to, *at);
+    clear_landing(o.repo.get());
+  } catch (const Git2Error& e) {
+    throw BackendError(moving + " cannot be finished: " + e.what());
   }
 }
 
 sdk::State GitBackend::promote(sdk::Call&, const sdk::PromoteRequest& r) {
   Opened o = open_target(r.locator);
   std::string base = base_branch_of(o);
+  settle(o);
   git_oid target = resolve_source(o, r.source);
   git_oid head = base_head(o, base, r.expected, "promote");
   if (git_oid_equal(&target, &head)) return state_at(o, base, head);
@@ -712,6 +742,7 @@ sdk::State GitBackend::promote(sdk::Call&, const sdk::PromoteRequest& r) {
 sdk::State GitBackend::merge(sdk::Call&, const sdk::MergeRequest& r) {
   Opened o = open_target(r.locator);
   std::string base = base_branch_of(o);
+  settle(o);
   git_oid source = resolve_source(o, r.source);
   git_oid head = base_head(o, base, r.expected, "merge");
   // Already merged: nothing to record (git merge says "Already up to date").
@@ -722,23 +753,9 @@ sdk::State GitBackend::merge(sdk::Call&, const sdk::MergeRequest& r) {
     throw BackendError(base + " has uncommitted changes in " + o.target.path + "; commit or stash them first");
   git_oid merged = guarded([&] {
     Commit ours = lookup_commit(o.repo.get(), head), theirs = lookup_commit(o.repo.get(), source);
-    git_merge_options opts = GIT_MERGE_OPTIONS_INIT;
-    opts.flags = GIT_MERGE_FIND_RENAMES;
-    git_index* iraw = nullptr;
-    check(git_merge_commits(&iraw, o.repo.get(), ours.get(), theirs.get(), &opts),
-          "cannot merge " + short_hex(source) + " into " + base);
-    Index index(iraw);
-    if (git_index_has_conflicts(index.get())) {
-      std::set<std::string> paths;
-      git_index_conflict_iterator* craw = nullptr;
-      check(git_index_conflict_iterator_new(&craw, index.get()), "cannot list merge conflicts");
-      Handle<git_index_conflict_iterator, git_index_conflict_iterator_free> it(craw);
-      const git_index_entry *anc = nullptr, *our = nullptr, *their = nullptr;
-      while (git_index_conflict_next(&anc, &our, &their, it.get()) == 0) {
-        const git_index_entry* e = our ? our : their ? their : anc;
-        if (e && e->path) paths.insert(e->path);
-      }
-      std::vector<std::string> list(paths.begin(), paths.end());
+    Index index = merged_index(o, head, source, base);
+    auto list = conflict_paths(index.get());
+    if (!list.empty()) {
       std::string shown;
       for (size_t i = 0; i < list.size() && i < 5; ++i) shown += (i ? ", " : "") + list[i];
       if (list.size() > 5) shown += ", ...";
@@ -763,6 +780,93 @@ sdk::State GitBackend::merge(sdk::Call&, const sdk::MergeRequest& r) {
   });
   land(o, base, head, merged, here, "merge", r.expected);
   return state_at(o, base, merged);
+}
+
+Index GitBackend::merged_index(const Opened& o, const git_oid& ours, const git_oid& theirs, const std::string& base) const {
+  Commit a = lookup_commit(o.repo.get(), ours), b = lookup_commit(o.repo.get(), theirs);
+  git_merge_options opts = GIT_MERGE_OPTIONS_INIT;
+  opts.flags = GIT_MERGE_FIND_RENAMES;
+  git_index* iraw = nullptr;
+  check(git_merge_commits(&iraw, o.repo.get(), a.get(), b.get(), &opts), "cannot merge " + short_hex(theirs) + " into " + base);
+  return Index(iraw);
+}
+
+std::vector<std::string> GitBackend::conflict_paths(git_index* index) {
+  std::set<std::string> paths;
+  if (!git_index_has_conflicts(index)) return {};
+  git_index_conflict_iterator* craw = nullptr;
+  check(git_index_conflict_iterator_new(&craw, index), "cannot list merge conflicts");
+  Handle<git_index_conflict_iterator, git_index_conflict_iterator_free> it(craw);
+  const git_index_entry *anc = nullptr, *our = nullptr, *their = nullptr;
+  while (git_index_conflict_next(&anc, &our, &their, it.get()) == 0) {
+    const git_index_entry* e = our ? our : their ? their : anc;
+    if (e && e->path) paths.insert(e->path);
+  }
+  return {paths.begin(), paths.end()};
+}
+
+sdk::LandingBlocker GitBackend::promote_blockers(sdk::Call&, const sdk::LandingRequest& r) {
+  Opened o = open_target(r.locator);
+  sdk::LandingBlocker out;
+  try {
+    std::string base = base_branch_of(o);
+    if (auto m = guarded([&] { return read_landing(o.repo.get()); })) {
+      out.blocker = "an interrupted promote left " + m->branch + " in " + o.target.path + " between " + short_hex(m->from) +
+                    " and " + short_hex(m->to) + "; run `tether repair` to finish it";
+      return out;
+    }
+    git_oid source = resolve_source(o, r.source);
+    git_oid head = base_head(o, base, r.expected, r.merge ? "merge" : "promote");
+    if (git_oid_equal(&source, &head)) return out;
+    if (r.merge) {
+      if (git_graph_descendant_of(o.repo.get(), &head, &source) == 1) return out;  // already merged
+      out.conflicts = guarded([&] { return conflict_paths(merged_index(o, head, source, base).get()); });
+      if (!out.conflicts.empty()) {
+        std::string shown;
+        for (size_t i = 0; i < out.conflicts.size() && i < 5; ++i) shown += (i ? ", " : "") + out.conflicts[i];
+        if (out.conflicts.size() > 5) shown += ", ...";
+        out.blocker = "merging " + short_hex(source) + " into " + base + " would conflict in " +
+                      std::to_string(out.conflicts.size()) + " file(s): " + shown + "; merge them by hand on " + base;
+        return out;
+      }
+    } else if (git_graph_descendant_of(o.repo.get(), &source, &head) != 1) {
+      out.blocker = base + " is at " + short_hex(head) + ", which is not an ancestor of " + short_hex(source) +
+                    ": a promote only fast-forwards; merge instead";
+      return out;
+    }
+    bool here = checked_out_here(o, base, r.merge ? "merge from there" : "promote from there");
+    if (here) {
+      auto dirty = guarded([&] { return dirty_paths(o.repo.get(), 4); });
+      if (!dirty.empty()) {
+        std::string shown;
+        for (size_t i = 0; i < dirty.size() && i < 3; ++i) shown += (i ? ", " : "") + dirty[i];
+        if (dirty.size() > 3) shown += ", ...";
+        out.blocker = base + " is checked out in " + o.target.path + " with uncommitted changes (" + shown +
+                      "); commit or stash them there first";
+      }
+    }
+  } catch (const sdk::Error& e) {
+    out.blocker = e.what();
+  }
+  return out;
+}
+
+sdk::State GitBackend::rewind(sdk::Call&, const sdk::RewindRequest& r) {
+  Opened o = open_target(r.locator);
+  std::string base = base_branch_of(o);
+  settle(o);
+  git_oid head = base_head(o, base, r.expected, "rewind");
+  git_oid to = resolve_state(o, r.to);
+  if (git_oid_equal(&to, &head)) return state_at(o, base, head);
+  if (git_graph_descendant_of(o.repo.get(), &head, &to) != 1)
+    throw BackendError(base + " is at " + short_hex(head) + ", which does not descend from " + short_hex(to) +
+                       ": rewind only goes back along " + base + "'s own history");
+  bool here = checked_out_here(o, base, "rewind from there");
+  if (here && guarded([&] { return working_tree_dirty(o.repo.get()); }))
+    throw BackendError(base + " is checked out in " + o.target.path +
+                       " with uncommitted changes; commit or stash them first");
+  land(o, base, head, to, here, "rewind", r.expected);
+  return state_at(o, base, to);
 }
 
 // ---- the store lifecycle ------------------------------------------------------------------------------

@@ -56,6 +56,8 @@ class GitBackend : public sdk::Backend<GitBackend> {
   std::optional<bool> is_ref_empty(sdk::Call&, const sdk::IsRefEmptyRequest&);
   void delete_store(sdk::Call&, const sdk::LocatorRequest&);
   std::string rename_working_ref(sdk::Call&, const sdk::RenameRefRequest&);
+  sdk::LandingBlocker promote_blockers(sdk::Call&, const sdk::LandingRequest&);
+  sdk::State rewind(sdk::Call&, const sdk::RewindRequest&);
 
  private:
   struct Opened {
@@ -84,13 +86,17 @@ class GitBackend : public sdk::Backend<GitBackend> {
   // The head of the base branch, checked against `expected` (RefMoved naming `what`).
   git_oid base_head(const Opened& o, const std::string& base, const sdk::Expected& expected,
                     const std::string& what) const;
-  // Moves the base from `head` to `to` (CAS); when it is checked out here, the working tree
-  // first, and back again if the move loses.
+  // Moves the base from `head` to `to` (CAS). When it is checked out here: the landing
+  // marker, the CAS, then the working tree and index (landing.hpp), so a kill at any point
+  // leaves a state settle() finishes.
   void land(const Opened& o, const std::string& base, const git_oid& head, const git_oid& to, bool here,
             const std::string& what, const sdk::Expected& expected) const;
-  // Moves the checked-out working tree and index from `from` to `to` (nothing local may be
-  // lost: libgit2's safe checkout refuses to overwrite changes).
-  void checkout_tree(const Opened& o, const git_oid& from, const git_oid& to) const;
+  // Finishes a landing a kill interrupted (the marker is there): the working tree and index
+  // follow the commit the branch is at. BackendError naming the way out when it cannot.
+  void settle(const Opened& o) const;
+  // The in-memory merge of `theirs` into `ours`, and the paths it conflicts in.
+  Index merged_index(const Opened& o, const git_oid& ours, const git_oid& theirs, const std::string& base) const;
+  static std::vector<std::string> conflict_paths(git_index* index);
   // Runs `git push ...` in the repository with a clean environment.
   struct PushResult {
     bool ok;

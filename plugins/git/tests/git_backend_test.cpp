@@ -494,3 +494,70 @@ TEST_CASE("an inherited GIT_DIR or GIT_CONFIG_* does not redirect reads or pushe
   auto pin = be->pin(l, s, "0a1b2c3d.0123456789abcdef");
   CHECK(git(origin, {"--git-dir", origin.string(), "rev-parse", "refs/tags/" + pin.ref}) == s["sha"]);
 }
+
+// A kill between the steps of a checked-out landing (landing.hpp), simulated by writing what
+// the steps write: the marker, the branch, part of the files. The next call settles it.
+TEST_CASE("an interrupted landing of the checked-out base is settled toward the branch; foreign content is named") {
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  std::string from = git(repo, {"rev-parse", "HEAD"});
+  Json base = be->fingerprint(loc(repo));
+  std::string wref = "tether.ws.0a1b2c3d.k";
+  be->fork(loc(repo), Source::of_state(base), wref);
+  fs::path wt = repo.parent_path() / "code-wt";
+  git(repo, {"worktree", "add", "-q", wt.string(), wref});
+  write(wt / "a.txt", "a\n");
+  write(wt / "dir/b.txt", "b\n");
+  write(wt / "README", "hello again\n");
+  git(wt, {"add", "-A"});
+  git(wt, {"commit", "-q", "-m", "three files"});
+  std::string to = git(wt, {"rev-parse", "HEAD"});
+  git(repo, {"worktree", "remove", wt.string()});
+
+  // the ref moved, one file was switched, the index not yet: settle finishes forward
+  write(repo / ".git/tether-landing", "main\n" + from + "\n" + to + "\n");
+  git(repo, {"update-ref", "refs/heads/main", to, from});
+  write(repo / "a.txt", "a\n");
+  CHECK(!git(repo, {"status", "--porcelain"}).empty());
+  auto blocker = be->promote_blockers(loc(repo), Source::of_ref(wref), false);
+  REQUIRE(blocker.blocker);
+  CHECK(contains(*blocker.blocker, "run `tether repair`"));
+  CHECK(be->promote(loc(repo), Source::of_state(Json{{"sha", to}}), Expected::at(Json{{"sha", to}}))["sha"] == to);
+  CHECK(git(repo, {"status", "--porcelain"}).empty());
+  CHECK(!fs::exists(repo / ".git/tether-landing"));
+  CHECK(fs::exists(repo / "dir/b.txt"));
+
+  // rewind goes back along main's history, files and index with it
+  CHECK(be->rewind(loc(repo), Json{{"sha", from}}, Expected::at(Json{{"sha", to}}))["sha"] == from);
+  CHECK(git(repo, {"rev-parse", "main"}) == from);
+  CHECK(git(repo, {"status", "--porcelain"}).empty());
+  CHECK(!fs::exists(repo / "a.txt"));
+  CHECK(!fs::exists(repo / "dir"));
+  CHECK(contains(error_of([&] { be->rewind(loc(repo), Json{{"sha", to}}, Expected::at(Json{{"sha", from}})); }),
+                 "does not descend"));
+
+  // the ref had not moved yet, and someone edited a file the landing switches: named, kept
+  write(repo / ".git/tether-landing", "main\n" + from + "\n" + to + "\n");
+  write(repo / "README", "my own edit\n");
+  CHECK(contains(error_of([&] { be->promote(loc(repo), Source::of_ref(wref), Expected::at(Json{{"sha", from}})); }),
+                 "holds changes of its own in README"));
+  CHECK(git(repo, {"rev-parse", "main"}) == from);
+  CHECK(fs::exists(repo / ".git/tether-landing"));
+  write(repo / "README", "hello\n");
+  // settled (nothing to switch back), then the promote runs
+  CHECK(be->promote(loc(repo), Source::of_ref(wref), Expected::at(Json{{"sha", from}}))["sha"] == to);
+  CHECK(git(repo, {"status", "--porcelain"}).empty());
+  CHECK(!fs::exists(repo / ".git/tether-landing"));
+
+  // a dirty checkout is a blocker, named with its files
+  Json at_to{{"sha", to}};
+  commit_on_branch(repo, wref, "c.txt", "c\n");
+  write(repo / "README", "dirty\n");
+  auto dirty = be->promote_blockers(loc(repo), Source::of_ref(wref), false, Expected::at(at_to));
+  REQUIRE(dirty.blocker);
+  CHECK(contains(*dirty.blocker, "main is checked out in"));
+  CHECK(contains(*dirty.blocker, "(README)"));
+  write(repo / "README", "hello again\n");
+  CHECK(be->promote_blockers(loc(repo), Source::of_ref(wref), false, Expected::at(at_to)).blocker == std::nullopt);
+}

@@ -54,6 +54,7 @@ struct RepairResult {
   bool applied = false;
   std::map<std::string, std::string> repinned;  // target label -> pin ref
   std::map<std::string, std::string> reforked;  // key -> working ref
+  std::map<std::string, std::string> finished;  // interrupted promote's op id -> what landed
   std::map<std::string, std::string> failed;    // "<op> <target>" -> why
   std::vector<std::string> notes;
 };

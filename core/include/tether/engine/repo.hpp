@@ -35,6 +35,8 @@ struct Workspace;
 
 namespace tether::engine {
 
+struct OpEntry;  // engine/internal.hpp: one operation as the journal tells it
+
 using Json = nlohmann::json;
 using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
 // Receives a warning the moment a command finds it (a malformed op-log line, ...).
@@ -179,6 +181,8 @@ struct PromoteReport {
   std::map<std::string, Json> fast_forwarded, merged;
   std::vector<std::string> skipped;
   std::map<std::string, std::string> refused, held, kept_forks, failed;
+  // Moves that landed and went back because another did not (the bookmark lands whole).
+  std::map<std::string, std::string> rolled_back;
   std::map<std::string, std::vector<std::string>> conflicts;
   std::optional<std::string> trunk_moved, trunk_held;
 };
@@ -406,7 +410,11 @@ class Repo {
   Plan plan_new(const NewOptions& options);
   NewResult apply_new(const Plan& plan);
   Plan plan_promote(const PromoteOptions& options);
-  PromoteReport apply_promote(const Plan& plan);
+  // The plan to apply for a saved promote plan: planned again from its options, and refused
+  // when it would move anything the saved one did not show.
+  Plan rederive_promote(const Plan& saved);
+  // `resume`: the journal entry of a promote a kill interrupted, which repair finishes.
+  PromoteReport apply_promote(const Plan& plan, const OpEntry* resume = nullptr);
   Plan plan_restore(const RestoreOptions& options);
   RestoreResult apply_restore(const Plan& plan);
   Plan plan_commit(const CommitOptions& options, const std::optional<std::map<std::string, Json>>& fetched,

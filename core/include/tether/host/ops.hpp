@@ -47,8 +47,10 @@ enum class Op : int {
   DeleteStore,
   RenamePin,
   RenameWorkingRef,
+  PromoteBlockers,
+  Rewind,
 };
-inline constexpr int kOpCount = static_cast<int>(Op::RenameWorkingRef) + 1;
+inline constexpr int kOpCount = static_cast<int>(Op::Rewind) + 1;
 
 // The slot's name in backend.h ("fingerprint", "delete_working_ref", ...).
 const char* op_name(Op op);

@@ -14,7 +14,8 @@
 // and ref_namespace = canonical JSON of the identity; default_key = null; state_addressable =
 // true; rename_pin = pin + unpin; rename_working_ref = fingerprint + fork + delete. The
 // queries whose answer may be "none" answer that (as the reference protocol's default
-// bodies do): list_working_refs = [], working_ref_blockers = none, listing = none,
+// bodies do): list_working_refs = [], working_ref_blockers = none, promote_blockers = none,
+// listing = none,
 // ancestor_of = unknown, check_quiescence = nothing to wait for. Every other NULL slot is a
 // CapabilityError "<kind> backend cannot <op>".
 #pragma once
@@ -137,6 +138,15 @@ class BackendProxy {
                    const sdk::Expected& expected = sdk::Expected::none(), std::string_view key = {}) const;
   std::optional<bool> ancestor_of(const sdk::Locator& locator, const sdk::State& ancestor,
                                   const sdk::Source& descendant, std::string_view key = {}) const;
+  // Why promote (merge = false) or merge of `source` would refuse now; none when the slot is
+  // NULL (the move itself still refuses).
+  sdk::LandingBlocker promote_blockers(const sdk::Locator& locator, const sdk::Source& source, bool merge,
+                                       const sdk::Expected& expected = sdk::Expected::none(),
+                                       std::string_view key = {}) const;
+  // Moves the base back to `to` (an ancestor of its head). CapabilityError when the slot is
+  // NULL: such a backend's promotes cannot be undone.
+  sdk::State rewind(const sdk::Locator& locator, const sdk::State& to, const sdk::Expected& expected,
+                    std::string_view key = {}) const;
 
   // ---- NEEDS_QUIESCENCE ----
   void check_quiescence(const sdk::Locator& locator, const std::optional<std::string>& working_ref = std::nullopt,

@@ -152,6 +152,8 @@ class Backend {
   void delete_store(Call&, const LocatorRequest&);
   Pin rename_pin(Call&, const RenamePinRequest&);
   std::string rename_working_ref(Call&, const RenameRefRequest&);
+  LandingBlocker promote_blockers(Call&, const LandingRequest&);
+  State rewind(Call&, const RewindRequest&);
 
   // Settings from configure(): the per-checkout cache dir, the dataset checkout, and the
   // secrets. A class that declares its own configure() should call remember_configuration().
@@ -259,6 +261,8 @@ const tether_backend_vtable* Backend<D>::vtable() {
     TETHER_SDK_SLOT(D, delete_store, LocatorRequest, obj.delete_store(c, r); return Json::object();)
     TETHER_SDK_SLOT(D, rename_pin, RenamePinRequest, return Json{{"pin", obj.rename_pin(c, r)}};)
     TETHER_SDK_SLOT(D, rename_working_ref, RenameRefRequest, return Json{{"ref", obj.rename_working_ref(c, r)}};)
+    TETHER_SDK_SLOT(D, promote_blockers, LandingRequest, return Json(obj.promote_blockers(c, r));)
+    TETHER_SDK_SLOT(D, rewind, RewindRequest, return Json{{"state", obj.rewind(c, r)}};)
     return t;
   }();
   return &table;

@@ -333,6 +333,16 @@ struct CreateRequest { Locator locator = Json::object(); std::string owner; };
 struct IsRefEmptyRequest { Locator locator = Json::object(); std::vector<std::string> ignoring; };
 struct RenamePinRequest { Locator locator = Json::object(); Pin old; State state; std::string new_id; };
 struct RenameRefRequest { Locator locator = Json::object(); std::string old_ref, new_ref; };
+// promote_blockers: would promote (merge = false) or merge (merge = true) of `source` into the
+// base branch refuse right now? Asked for every object before a bookmark's first move.
+struct LandingRequest { Locator locator = Json::object(); Source source; bool merge = false; Expected expected; };
+// Why the move would refuse (nullopt: it would not), and the units a merge would conflict in.
+struct LandingBlocker {
+  std::optional<std::string> blocker;
+  std::vector<std::string> conflicts;
+};
+// rewind: move the base branch back to `to`, an ancestor of its head (undo of a promote).
+struct RewindRequest { Locator locator = Json::object(); State to = Json::object(); Expected expected; };
 
 inline Json locator_of(const Json& j) { return get_object(j, "locator"); }
 
@@ -424,5 +434,27 @@ inline void from_json(const Json& j, RenamePinRequest& r) {
 }
 inline void to_json(Json& j, const RenameRefRequest& r) { j = Json{{"locator", r.locator}, {"old", r.old_ref}, {"new", r.new_ref}}; }
 inline void from_json(const Json& j, RenameRefRequest& r) { r.locator = locator_of(j); r.old_ref = j.at("old").get<std::string>(); r.new_ref = j.at("new").get<std::string>(); }
+inline void to_json(Json& j, const LandingRequest& r) {
+  j = Json{{"locator", r.locator}, {"source", r.source}, {"merge", r.merge}};
+  put_expected(j, r.expected);
+}
+inline void from_json(const Json& j, LandingRequest& r) {
+  r.locator = locator_of(j);
+  r.source = j.at("source").get<Source>();
+  r.merge = j.value("merge", false);
+  r.expected = get_expected(j);
+}
+inline void to_json(Json& j, const LandingBlocker& b) {
+  j = Json{{"blocker", opt_to_json(b.blocker)}, {"conflicts", b.conflicts}};
+}
+inline void from_json(const Json& j, LandingBlocker& b) {
+  b.blocker = get_opt_string(j, "blocker");
+  b.conflicts.clear();
+  if (auto it = j.find("conflicts"); it != j.end() && it->is_array())
+    for (const auto& c : *it)
+      if (c.is_string()) b.conflicts.push_back(c.get<std::string>());
+}
+inline void to_json(Json& j, const RewindRequest& r) { j = Json{{"locator", r.locator}, {"to", r.to}}; put_expected(j, r.expected); }
+inline void from_json(const Json& j, RewindRequest& r) { r.locator = locator_of(j); r.to = get_object(j, "to"); r.expected = get_expected(j); }
 
 }  // namespace tether::sdk
