@@ -15,6 +15,7 @@
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/hash.hpp"
+#include "tether/model/json.hpp"
 #include "tether/model/toml.hpp"
 
 namespace fs = std::filesystem;
@@ -95,7 +96,9 @@ std::string iso_seconds() {
 
 void OpLog::append(const Json& line) {
   std::lock_guard lock(g_oplog);
-  append_line(path_, line.dump(-1, ' ', false, Json::error_handler_t::replace), 0600);
+  // Entries quote errors and sources (a push URL with a token, an import DSN): no credential
+  // is written to the log.
+  append_line(path_, model::redacted_json(line).dump(-1, ' ', false, Json::error_handler_t::replace), 0600);
 }
 
 std::string OpLog::begin(const std::string& command, const Json& pre, const std::optional<std::string>& parent,
