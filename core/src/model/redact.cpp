@@ -85,7 +85,9 @@ void keyword_spans(std::string_view s, std::vector<Span>& out) {
       if (e - v > 2) out.push_back({v, e, true});
       continue;
     }
-    const char* stop = query ? "&#\"'<> \t\r\n" : " \t\r\n";
+    // Unquoted DSN values end at whitespace, as libpq reads them, or at a double quote: the
+    // text may be JSON (error details) or quote a DSN, and the quote is not the secret.
+    const char* stop = query ? "&#\"'<> \t\r\n" : "\" \t\r\n";
     while (e < s.size() && !std::strchr(stop, s[e])) ++e;
     if (e > v) out.push_back({v, e});
   }

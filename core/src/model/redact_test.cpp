@@ -34,6 +34,9 @@ TEST_CASE("password= in key=value DSNs, quoted and unquoted") {
   CHECK(redact_secrets("sslpassword=k host=h") == "sslpassword=**** host=h");
   CHECK(redact_secrets("host=h password=") == "host=h password=");
   CHECK(redact_secrets("dbname=passwords host=h") == "dbname=passwords host=h");
+  // JSON (error details) and quoted DSNs keep their closing quote
+  CHECK(redact_secrets("{\"dsn\":\"host=h password=p\"}") == "{\"dsn\":\"host=h password=****\"}");
+  CHECK(redact_secrets("source \"host=h password=p\" not found") == "source \"host=h password=****\" not found");
   CHECK(redact_secrets("ducklake:sqlite:/d/password=x.db") == "ducklake:sqlite:/d/password=x.db");
 }
 

@@ -16,13 +16,14 @@ inline constexpr std::string_view kRedacted = "****";
 // The text with every credential it carries replaced by kRedacted:
 //  - the password of URL userinfo (`scheme://user:PASS@host`), and for http(s)/ftp(s) a
 //    userinfo without a password too (`https://TOKEN@host`: tokens are given as user names);
-//  - the value of `key=value` (a key=value DSN: quoted `'...'` with backslash escapes or
-//    unquoted up to whitespace; a query string: up to `&`, `#`, whitespace or a quote) whose
-//    key is a credential: any key ending in `password` (`sslpassword`), `passwd`, `pwd`,
-//    `secret`, `token` (`access_token`, `X-Amz-Security-Token`), `signature`
-//    (`X-Amz-Signature`), `credential` (`X-Amz-Credential`), and `sig`, `api_key`, `apikey`,
-//    `access_key`, `secret_key`, `private_key`, `account_key`, `auth`; matched case-blind,
-//    `-` and `_` alike, only where the key starts a word (`/d/password=x.db` is a path);
+//  - the value of `key=value` whose key is a credential, in a key=value DSN (quoted `'...'`
+//    with backslash escapes, or unquoted up to whitespace or a double quote) or a query
+//    string (up to `&`, `#`, whitespace or a quote). Credential keys: any key ending in
+//    `password` (`sslpassword`), `passwd`, `pwd`, `secret`, `token` (`access_token`,
+//    `X-Amz-Security-Token`), `signature` (`X-Amz-Signature`) or `credential`
+//    (`X-Amz-Credential`), and `sig`, `api_key`, `apikey`, `access_key`, `secret_key`,
+//    `private_key`, `account_key`; matched case-blind, `-` and `_` alike, only where the key
+//    starts a word (`/d/password=x.db` is a path);
 //  - the credentials of an `Authorization: <scheme> <credentials>` header.
 // Anything else is left as it is.
 std::string redact_secrets(std::string_view text);
