@@ -205,7 +205,7 @@ TEST_CASE("a bookmark another live checkout works on is refused unless --shared"
   git(d.ds, {"worktree", "add", "-q", "-b", "w", other.string()});
   auto ws = tether::model::fresh_workspace();
   ws.bookmark = "x";
-  tether::model::write_workspace(other / ".tether" / "workspace.toml", ws);
+  tether::model::write_workspace(tether::model::tether_path(other, "workspace.toml"), ws);
 
   std::string held = "is held by live workspace(s) " + ws.short_id();
   CHECK_THROWS_WITH_AS(d.new_("x"), doctest::Contains(held.c_str()), tether::TetherError);
@@ -214,7 +214,7 @@ TEST_CASE("a bookmark another live checkout works on is refused unless --shared"
   CHECK(r.bookmark == "x");
   // The trunk is never held.
   ws.bookmark = "main";
-  tether::model::write_workspace(other / ".tether" / "workspace.toml", ws);
+  tether::model::write_workspace(tether::model::tether_path(other, "workspace.toml"), ws);
   CHECK(d.new_("main").bookmark == "main");
 }
 

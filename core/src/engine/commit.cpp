@@ -199,9 +199,8 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
   Json pre_objects = Json::object();
   for (const auto& a : plan.actions) {
     if (a.key.empty()) continue;
-    auto p = model::key_to_manifest_path(objects_dir(), a.key);
-    std::error_code ec;
-    pre_objects[a.key] = fs::exists(p, ec) ? Json(model::read_file(p)) : Json(nullptr);
+    auto text = model::read_checkout_file(model::manifest_path(objects_dir(), a.key));
+    pre_objects[a.key] = text ? Json(*text) : Json(nullptr);
   }
   Json pre{{"vcs", vcs_position()},
            {"objects", pre_objects},
@@ -234,11 +233,11 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
     }
     for (auto& [key, text] : pre_objects.items()) {
       if (text.is_null()) model::remove_manifest(objects_dir(), key);
-      else model::atomic_write_file(model::key_to_manifest_path(objects_dir(), key), text.get<std::string>());
+      else model::write_checkout_file(model::manifest_path(objects_dir(), key), text.get<std::string>());
     }
-    std::error_code ec;
-    for (const auto& l : written_listings) fs::remove(l, ec);
-    if (!written_listings.empty()) fs::remove(tether_dir() / "listings", ec);  // only if now empty
+    for (const auto& l : written_listings) model::remove_checkout_file(tether_dir() / "listings" / l);
+    if (!written_listings.empty())
+      model::remove_empty_checkout_dirs(tether_dir() / "listings", tether_dir().rel);  // only if now empty
     oplog.end(op_id, Json{{"failed", why}, {"rolled_back", true}});
   };
 
@@ -291,13 +290,11 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
       auto& b = backend(m.kind);
       if (effective_capabilities(m) & sdk::kDiff) {
         if (auto text = b.listing(m.locator, state, a.key)) {
-          fs::path dir = tether_dir() / "listings";
-          fs::create_directories(dir);
-          fs::path p = dir / model::listing_name(m.kind, b.identity(m.locator, a.key), b.content_state(state));
-          std::error_code ec;
-          if (!fs::exists(p, ec)) {  // content-addressed, write-once
-            model::atomic_write_file(p, *text);
-            written_listings.push_back(p.string());
+          const std::string name = model::listing_name(m.kind, b.identity(m.locator, a.key), b.content_state(state));
+          const auto p = tether_dir() / "listings" / name;
+          if (!model::checkout_entry_exists(p)) {  // content-addressed, write-once
+            model::write_checkout_file(p, *text);
+            written_listings.push_back(name);
           }
         }
       }

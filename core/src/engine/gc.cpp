@@ -102,10 +102,7 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
     if (notes_once.insert(n).second) notes.push_back(n);
   };
   std::error_code ec;
-  const fs::path listings_dir = tether_dir() / "listings";
-  bool have_listings = false;
-  for (auto it = fs::directory_iterator(listings_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    if (it->path().extension() == ".jsonl") have_listings = true;
+  const bool have_listings = !model::list_checkout_files(tether_dir() / "listings", ".jsonl", false).empty();
   std::map<std::string, Json> identity_of;  // canonical [kind, locator] -> identity
 
   // `prefer`: a working-tree manifest, whose locator and key the group's actions use.
@@ -172,10 +169,10 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
   std::vector<Checkout> others;
   fs::path mine = fs::weakly_canonical(vcs_->root(), ec);
   std::set<std::string> inflight, created_here;
-  auto read_ops = [&](const fs::path& dir) {
+  auto scan_ops = [&](const fs::path& dir) {
     std::vector<OpEntry> entries;
     try {
-      entries = OpLog(dir / ".tether" / "ops.jsonl").read();
+      entries = read_ops(dir);
     } catch (const std::exception& e) {
       note("cannot read " + (dir / ".tether" / "ops.jsonl").string() + ": " + e.what());
     }
@@ -186,10 +183,10 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
         auto id = model::pin_id_of_ref(ref->get<std::string>());
         if (!id) continue;
         if (e.incomplete()) inflight.insert(*id);
-        if (p.value("created", false)) created_here.insert(*id);
+        if (auto c = p.find("created"); c != p.end() && c->is_boolean() && c->get<bool>()) created_here.insert(*id);
       }
   };
-  read_ops(root_);
+  scan_ops(root_);
   for (const auto& r : vcs_->workspace_roots()) {
     fs::path c = fs::weakly_canonical(r, ec);
     if (c == mine) continue;
@@ -197,31 +194,38 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
     Checkout co;
     co.dir = dir;
     try {
-      auto ws = model::read_workspace(dir / ".tether" / "workspace.toml");
+      auto ws = model::read_workspace(model::tether_path(dir, "workspace.toml"));
       if (ws) co.ws = *ws;
     } catch (const std::exception& e) {
       note("cannot read " + (dir / ".tether" / "workspace.toml").string() + ": " + e.what());
     }
-    fs::path objs = dir / ".tether" / "objects";
-    for (auto it = fs::recursive_directory_iterator(objs, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-      if (!it->is_regular_file()) continue;
-      std::string rel = fs::relative(it->path(), objs).generic_string();
+    const auto objs = model::tether_path(dir, "objects");
+    std::vector<fs::path> files;
+    try {
+      files = model::list_checkout_files(objs, "", /*recursive=*/true);
+    } catch (const std::exception& e) {
+      note("cannot read " + objs.full().string() + ": " + e.what());
+    }
+    for (const auto& f : files) {
+      std::string rel = f.generic_string();
       std::string text;
       try {
-        text = model::read_file(it->path());
+        auto t = model::read_checkout_file(objs / f);
+        if (!t) continue;
+        text = std::move(*t);
       } catch (const std::exception&) {
         continue;
       }
-      add_text(rel, text, it->path().string(), false);
+      const std::string shown = (objs / f).full().string();
+      add_text(rel, text, shown, false);
       try {
-        auto m = model::parse_manifest(text, it->path().string(), rel.substr(0, rel.size() - 5));
+        auto m = model::parse_manifest(text, shown, rel.substr(0, rel.size() - 5));
         co.manifests.emplace(m.key, std::move(m));
       } catch (const std::exception&) {
       }
     }
     ec.clear();
-    read_ops(dir);
+    scan_ops(dir);
     others.push_back(std::move(co));
   }
 
@@ -513,11 +517,8 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
   // ---- 8. listings no manifest names ----
   if (have_listings && unknown_kinds.empty()) {
     std::vector<std::string> orphans;
-    for (auto it = fs::directory_iterator(listings_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-      std::string name = it->path().filename().string();
-      if (it->path().extension() == ".jsonl" && !listing_refs.count(name)) orphans.push_back(name);
-    }
-    std::sort(orphans.begin(), orphans.end());
+    for (const auto& f : model::list_checkout_files(tether_dir() / "listings", ".jsonl", false))
+      if (!listing_refs.count(f.string())) orphans.push_back(f.string());
     for (const auto& n : orphans) plan.actions.push_back({"delete-listing", "", "", n, "unreferenced", Json::object()});
   } else if (have_listings) {
     note("listings are kept: objects of an unusable backend may name them");
@@ -595,10 +596,7 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
       } else if (a.op == "keep-branch") {
         add_to(rep.kept_working_refs, a.key, a.target);
       } else if (a.op == "delete-listing") {
-        fs::path p = tether_dir() / "listings" / a.target;
-        std::error_code ec;
-        fs::remove(p, ec);
-        if (ec) throw TetherError("cannot delete " + p.string() + ": " + ec.message());
+        model::remove_checkout_file(tether_dir() / "listings" / a.target);
         rep.deleted_listings.push_back(a.target);
         progress(Json{{"action", "delete-listing"}, {"target", a.target}});
       }
@@ -607,8 +605,7 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
       rep.failed[what] = e.what();
     }
   }
-  std::error_code ec;
-  fs::remove(tether_dir() / "listings", ec);  // only when now empty
+  model::remove_empty_checkout_dirs(tether_dir() / "listings", tether_dir().rel);  // only when now empty
   try {
     PinIndex(pinned_index_path()).release(released);
   } catch (const std::exception& e) {

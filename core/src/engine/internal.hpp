@@ -30,11 +30,21 @@ struct Repo::Lock {
 // secrets [vcs] git_path, then $TETHER_GIT, else "" (git on PATH).
 std::string git_executable(const Json& secrets);
 
-// Refuse a checkout whose VCS tracks per-checkout files (secrets, workspace, op log).
-void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::string& tether_vcs_dir);
+// Refuse a checkout whose VCS tracks per-checkout files (secrets, workspace, op log, lock,
+// cache) under any name their path resolves through. Runs before anything from secrets.toml
+// (git_path, endpoints) is used: a clone must not choose them.
+void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::filesystem::path& root,
+                                   const std::string& tether_vcs_dir);
 
 // Manifests from files read out of the VCS (`path relative to objects/` -> text).
 std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::FileMap& files, const std::string& commit);
+
+// Typed reads of JSON tether wrote but someone may have edited since (op-log records, their
+// result and pre): a missing key or a value of another type gives the empty value instead of
+// a json exception.
+std::string str_of(const Json& j, const char* key);
+bool bool_of(const Json& j, const char* key);
+std::vector<std::string> strings_of(const Json& j, const char* key);  // the strings of an array
 
 // One operation as the log tells it, its done mark and progress records folded in (§6.2).
 struct OpEntry {
@@ -53,7 +63,7 @@ std::string op_summary(const OpEntry& e);
 // `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record (spec §6).
 class OpLog {
  public:
-  explicit OpLog(std::filesystem::path path) : path_(std::move(path)) {}
+  explicit OpLog(model::CheckoutPath path) : path_(std::move(path)) {}
   // Writes the entry (status started) before the first side effect; returns its id.
   // `parent`: the op this one is a step of (drop's new and gc); `undoes`: undo's target.
   std::string begin(const std::string& command, const Json& pre, const std::optional<std::string>& parent = std::nullopt,
@@ -62,14 +72,18 @@ class OpLog {
   void end(const std::string& id, const Json& result);
   // The done mark of an undo: also marks `target` as undone by `id`.
   void end_undo(const std::string& id, const Json& result, const std::string& target);
-  // Every entry, oldest first. Blank and undecodable (torn) lines are skipped; a missing
-  // file is an empty log.
-  std::vector<OpEntry> read() const;
-  const std::filesystem::path& path() const { return path_; }
+  // Every entry, oldest first; a missing file is an empty log. Blank lines are skipped; so are
+  // malformed ones (torn, not JSON within the limits of model/limits.hpp, or a field of the
+  // wrong type), their 1-based numbers added to `skipped`. Read through Repo::read_ops, which
+  // warns about them.
+  std::vector<OpEntry> read(std::vector<std::size_t>* skipped = nullptr) const;
+  // `<shown>: skipped N malformed line(s) (line 7); ...`
+  static std::string skipped_warning(const std::string& shown, const std::vector<std::size_t>& lines);
+  std::filesystem::path path() const { return path_.full(); }
 
  private:
   void append(const Json& line);
-  std::filesystem::path path_;
+  model::CheckoutPath path_;
 };
 
 // `tether-pinned.jsonl` in the VCS shared dir (spec §2.9): the pins this clone created, so gc

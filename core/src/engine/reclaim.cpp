@@ -362,7 +362,7 @@ Plan Repo::plan_forget_workspace(const ForgetWorkspaceOptions& opt) {
     for (const auto& r : vcs_->workspace_roots()) {
       fs::path d = vcs_->rel().empty() ? r : r / vcs_->rel();
       try {
-        auto ws = model::read_workspace(d / ".tether" / "workspace.toml");
+        auto ws = model::read_workspace(model::tether_path(d, "workspace.toml"));
         if (ws && ws->short_id() == id8) {
           dir = d;
           root = r;
@@ -378,7 +378,7 @@ Plan Repo::plan_forget_workspace(const ForgetWorkspaceOptions& opt) {
     plan.context["root"] = root->string();
     for (const char* name : {"workspace.toml", "ops.jsonl"}) {
       fs::path p = *dir / ".tether" / name;
-      if (fs::exists(p, ec)) plan.actions.push_back({"delete-file", "", "", p.string(), "per-workspace state", Json::object()});
+      if (model::checkout_entry_exists(model::tether_path(*dir, name))) plan.actions.push_back({"delete-file", "", "", p.string(), "per-workspace state", Json::object()});
     }
     fs::path main_root = vcs_->workspace_roots().empty() ? fs::path() : vcs_->workspace_roots().front();
     bool is_main = fs::weakly_canonical(*root, ec) == fs::weakly_canonical(main_root, ec);

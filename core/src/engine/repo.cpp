@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -53,24 +54,29 @@ Repo::Lock::~Lock() {
 namespace {
 
 
-// "pid N: tether commit -m x": who holds a lock, written into the lock file by the holder.
+// "pid N: tether commit": who holds a lock, written into the lock file by the holder. The
+// program and the command word only: arguments can hold DSNs and passwords, and the file
+// stays after exit.
 std::string holder_description() {
-  std::string cmd;
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string arg;
-  while (std::getline(in, arg, '\0')) {
-    if (!cmd.empty()) cmd += ' ';
-    cmd += cmd.empty() ? fs::path(arg).filename().string() : arg;
-    if (cmd.size() > 200) break;
-  }
+  std::string program, command;
+  std::getline(in, program, '\0');
+  std::getline(in, command, '\0');
+  std::string cmd = fs::path(program).filename().string();
+  const bool word = !command.empty() && command.size() <= 32 && std::all_of(command.begin(), command.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || c == '-';
+  });
+  if (word) cmd += " " + command;
   return "pid " + std::to_string(::getpid()) + (cmd.empty() ? "" : ": " + cmd);
 }
 
-std::string read_holder(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
+// The first line of the lock file, read through the descriptor we opened.
+std::string read_holder(int fd) {
+  char buf[256];
+  const ssize_t n = ::pread(fd, buf, sizeof buf, 0);
+  if (n <= 0) return "";
+  std::string line(buf, static_cast<std::size_t>(n));
+  return line.substr(0, line.find('\n'));
 }
 
 // TETHER_LOCK_TIMEOUT (seconds) overrides how long a writer waits for a lock.
@@ -83,12 +89,10 @@ std::chrono::milliseconds lock_timeout(std::chrono::seconds fallback) {
   return fallback;
 }
 
-// Takes the flock, waiting up to the timeout; `busy_message` has `{holder}` where the
-// holder's description goes (" by pid N: tether ...", or nothing when unknown).
-int take_lock(const fs::path& path, std::chrono::seconds timeout, const std::string& busy_message) {
-  fs::create_directories(path.parent_path());
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw TetherError("cannot open lock file " + path.string() + ": " + std::strerror(errno));
+// Takes the flock on `fd` (opened O_RDWR | O_CREAT, never through a symlink), waiting up to
+// the timeout; `busy_message` has `{holder}` where the holder's description goes (" by pid N:
+// tether ...", or nothing when unknown).
+int take_lock(int fd, const fs::path& path, std::chrono::seconds timeout, const std::string& busy_message) {
   auto deadline = std::chrono::steady_clock::now() + lock_timeout(timeout);
   while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK && errno != EINTR) {
@@ -97,8 +101,8 @@ int take_lock(const fs::path& path, std::chrono::seconds timeout, const std::str
       throw TetherError("cannot lock " + path.string() + ": " + std::strerror(e));
     }
     if (std::chrono::steady_clock::now() >= deadline) {
+      std::string holder = read_holder(fd);
       close(fd);
-      std::string holder = read_holder(path);
       std::string msg = busy_message;
       auto pos = msg.find("{holder}");
       if (pos != std::string::npos) msg.replace(pos, 8, holder.empty() ? "" : " by " + holder);
@@ -106,7 +110,9 @@ int take_lock(const fs::path& path, std::chrono::seconds timeout, const std::str
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  // Say who holds it, for whoever waits next. Best effort: the lock works without it.
+  // Say who holds it, for whoever waits next. Best effort: the lock works without it. Only
+  // the owner reads and writes it (a lock file of an older tether may be 0644).
+  ::fchmod(fd, 0600);
   std::string me = holder_description() + "\n";
   if (::ftruncate(fd, 0) == 0) {
     ssize_t n = ::pwrite(fd, me.data(), me.size(), 0);
@@ -119,9 +125,13 @@ int take_lock(const fs::path& path, std::chrono::seconds timeout, const std::str
 
 std::unique_ptr<Repo::Lock> Repo::lock_checkout() {
   if (checkout_locked_) return std::make_unique<Lock>();
-  auto path = tether_dir() / "lock";
+  const auto at = tether_dir() / "lock";
+  const fs::path path = at.full();
   auto lock = std::make_unique<Lock>();
-  lock->fd = take_lock(path, std::chrono::seconds(30),
+  // A committed `.tether/lock` symlink must never be truncated through: refused here.
+  model::Fd fd = model::open_checkout_file(at, O_RDWR | O_CREAT, 0600);
+  if (!fd) throw TetherError("cannot open lock file " + path.string());
+  lock->fd = take_lock(fd.release(), path, std::chrono::seconds(30),
                        "another tether command is writing in this checkout (" + path.string() +
                            " is locked{holder}); wait for it to finish");
   checkout_locked_ = true;
@@ -135,7 +145,10 @@ std::unique_ptr<Repo::Lock> Repo::lock_repository() {
   if (repository_locked_) return std::make_unique<Lock>();
   auto path = vcs_->shared_dir() / "tether.lock";
   auto lock = std::make_unique<Lock>();
-  lock->fd = take_lock(path, std::chrono::seconds(60),
+  fs::create_directories(path.parent_path());
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) throw TetherError("cannot open lock file " + path.string() + ": " + std::strerror(errno));
+  lock->fd = take_lock(fd, path, std::chrono::seconds(60),
                        "another tether command is committing or collecting in a checkout of this repository (" +
                            path.string() + " is locked{holder}); wait for it to finish");
   repository_locked_ = true;
@@ -154,7 +167,9 @@ fs::path find_root(const fs::path& start) {
   fs::path dir = fs::weakly_canonical(fs::absolute(start), ec);
   if (ec) dir = fs::absolute(start);
   for (fs::path d = dir;; d = d.parent_path()) {
-    if (fs::is_regular_file(d / "tether.toml")) return d;
+    // Whatever is there, a link too: check_checkout refuses what is not a real file, rather
+    // than a link silently making a parent directory the dataset.
+    if (fs::exists(fs::symlink_status(d / "tether.toml", ec))) return d;
     if (d == d.root_path() || d.empty()) break;
   }
   throw DatasetNotFound("no tether dataset found at or above " + dir.string());
@@ -165,7 +180,10 @@ fs::path find_root(const fs::path& start) {
 std::unique_ptr<Repo> Repo::open(const fs::path& start) {
   std::unique_ptr<Repo> repo(new Repo());
   repo->root_ = find_root(start);
-  repo->config_ = model::read_repo_config(repo->root_ / "tether.toml");
+  // The checkout rule first (model/checkout.hpp): tether.toml and .tether are real, and
+  // nothing tether keeps in .tether is a symlink.
+  model::check_checkout(repo->root_);
+  repo->config_ = model::read_repo_config({repo->root_, "tether.toml"});
   if (repo->config_.version < model::kConfigVersion)
     throw ConfigError("tether.toml is version " + std::to_string(repo->config_.version) + "; this tether reads version " +
                       std::to_string(model::kConfigVersion) +
@@ -175,12 +193,14 @@ std::unique_ptr<Repo> Repo::open(const fs::path& start) {
   repo->dataset_id_ = *repo->config_.dataset_id;
 
   auto secrets = model::read_secrets(repo->tether_dir() / "secrets.toml");
+  // Nothing runs yet: detect_vcs reads the repository (libgit2) and keeps git_path for later.
+  repo->vcs_ = vcs::detect_vcs(repo->root_, git_executable(secrets.secrets.data()));
+  // Before anything from secrets.toml is used (git_path runs, endpoints get credentials): a
+  // tracked secrets.toml is the clone's, not the user's.
+  refuse_tracked_checkout_files(*repo->vcs_, repo->root_, repo->vcs_path(".tether"));
   repo->secrets_ = secrets.secrets.data();
   if (secrets.warning) repo->warnings_.push_back(*secrets.warning);
-
-  repo->vcs_ = vcs::detect_vcs(repo->root_, git_executable(repo->secrets_));
   model::ensure_ignored(repo->tether_dir(), /*only_present=*/true);
-  refuse_tracked_checkout_files(*repo->vcs_, repo->vcs_path(".tether"));
   repo->reload();
 
   repo->host_ = std::make_unique<host::PluginHost>();
@@ -213,12 +233,8 @@ std::string Repo::vcs_path(const std::string& rel_to_root) const {
 std::vector<std::string> Repo::vcs_paths() const {
   std::vector<std::string> paths{vcs_path(".tether/objects"), vcs_path(".tether/.gitignore"), vcs_path("tether.toml")};
   // Listings only when there is one: git refuses a pathspec that matches no file.
-  std::error_code ec;
-  for (fs::directory_iterator it(tether_dir() / "listings", ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".jsonl") {
-      paths.push_back(vcs_path(".tether/listings"));
-      break;
-    }
+  if (!model::list_checkout_files(tether_dir() / "listings", ".jsonl", /*recursive=*/false).empty())
+    paths.push_back(vcs_path(".tether/listings"));
   return paths;
 }
 
@@ -227,11 +243,17 @@ std::vector<std::string> Repo::vcs_paths() const {
 InitResult Repo::init(const fs::path& path) {
   fs::path root = fs::absolute(path).lexically_normal();
   if (root.has_filename() == false) root = root.parent_path();
-  if (fs::exists(root / "tether.toml")) throw ConfigError("tether already initialized at " + root.string());
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(root / "tether.toml", ec)))
+    throw ConfigError("tether already initialized at " + root.string());
   // Find the VCS before writing anything, so a refusal leaves nothing behind.
   fs::path probe = root;
   while (!fs::exists(probe) && probe.has_parent_path() && probe != probe.parent_path()) probe = probe.parent_path();
-  auto vcs = vcs::detect_vcs(probe, git_executable(model::read_secrets(root / ".tether" / "secrets.toml").secrets.data()));
+  // The checkout rule and the tracked-file refusal come before git_path from secrets.toml is
+  // ever run (init switches branches with it).
+  model::check_checkout(root, /*require_config=*/false);
+  auto vcs = vcs::detect_vcs(probe, git_executable(model::read_secrets(model::tether_path(root, "secrets.toml")).secrets.data()));
+  if (probe == root) refuse_tracked_checkout_files(*vcs, root, vcs->rel().empty() ? ".tether" : vcs->rel() + "/.tether");
 
   model::RepoConfig cfg;
   cfg.version = model::kConfigVersion;
@@ -252,13 +274,13 @@ InitResult Repo::init(const fs::path& path) {
                      "); `git switch " + trunk + "` (or another branch) and run init again");
     vcs->create_branch_and_switch(trunk);
   }
-  fs::create_directories(root / ".tether" / "objects");
-  model::ensure_ignored(root / ".tether", /*only_present=*/false);
-  model::write_repo_config(root / "tether.toml", cfg);
+  model::open_checkout_dir(model::tether_path(root, "objects"), /*create=*/true);
+  model::ensure_ignored(model::tether_path(root), /*only_present=*/false);
+  model::write_repo_config({root, "tether.toml"}, cfg);
 
   model::Workspace ws = model::fresh_workspace();
   ws.bookmark = trunk;
-  model::write_workspace(root / ".tether" / "workspace.toml", ws);
+  model::write_workspace(model::tether_path(root, "workspace.toml"), ws);
   return InitResult{root, *cfg.dataset_id, trunk};
 }
 
@@ -308,13 +330,24 @@ void Repo::configure_backend(host::BackendProxy& proxy) {
         break;
       }
     }
-  fs::create_directories(tether_dir() / "cache");
   sdk::ConfigureRequest req;
-  req.cache_dir = (tether_dir() / "cache").string();
+  req.cache_dir = cache_dir();
   req.checkout = vcs_->root().string();
   req.defaults = std::move(defaults);
   req.rules = std::move(rules);
   proxy.configure(req);
+}
+
+// `.tether/cache`, opened once without following a symlink, handed to the (in-process)
+// plugins as /proc/self/fd/<n>: that names the directory we opened, so nothing renamed or
+// linked into .tether later can redirect a plugin's cache writes outside the dataset.
+std::string Repo::cache_dir() {
+  std::lock_guard lock(cache_mu_);
+  if (!cache_fd_) cache_fd_ = model::open_checkout_dir(tether_dir() / "cache", /*create=*/true);
+  const std::string pinned = "/proc/self/fd/" + std::to_string(cache_fd_.get());
+  // Without /proc (an unusual container), the path just checked is the best there is.
+  if (::access(pinned.c_str(), X_OK) != 0) return (tether_dir() / "cache").full().string();
+  return pinned;
 }
 
 uint32_t Repo::effective_capabilities(const model::ObjectManifest& m) {
@@ -367,9 +400,7 @@ std::map<std::string, model::ObjectManifest> Repo::manifests_at(const std::strin
 }
 
 std::optional<std::string> Repo::read_listing(const std::string& name, const std::optional<std::string>& rev) const {
-  fs::path p = tether_dir() / "listings" / name;
-  std::error_code ec;
-  if (fs::is_regular_file(p, ec)) return model::read_file(p);
+  if (auto text = model::read_checkout_file(tether_dir() / "listings" / name)) return text;
   if (rev) {
     try {
       return vcs_->read_file(*rev, vcs_path(".tether/listings/" + name));

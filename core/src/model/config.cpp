@@ -122,8 +122,10 @@ RepoConfig parse_repo_config(std::string_view text, const std::string& source) {
   return c;
 }
 
-RepoConfig read_repo_config(const std::filesystem::path& path) {
-  return parse_repo_config(read_file(path), path.filename().string());
+RepoConfig read_repo_config(const CheckoutPath& path) {
+  auto text = read_checkout_file(path);
+  if (!text) throw ConfigError("cannot read " + path.full().string() + ": it does not exist");
+  return parse_repo_config(*text, path.rel.filename().string());
 }
 
 std::string repo_config_to_toml(const RepoConfig& c) {
@@ -143,8 +145,8 @@ std::string repo_config_to_toml(const RepoConfig& c) {
   return dump_toml(doc);
 }
 
-void write_repo_config(const std::filesystem::path& path, const RepoConfig& config) {
-  atomic_write_file(path, repo_config_to_toml(config));
+void write_repo_config(const CheckoutPath& path, const RepoConfig& config) {
+  write_checkout_file(path, repo_config_to_toml(config));
 }
 
 void check_committed_backend_config(std::string_view kind, const Json& tbl,

@@ -63,8 +63,8 @@ TEST_CASE("writing drops what is unset") {
         "[tether]\nversion = 5\n\n[dataset]\nid = \"0a1b2c3d\"\n\n[snapshot]\nauto = false\n\n[verify]\n"
         "on_status = false\n\n[new]\nfork = \"lazy\"\n\n[defaults]\nfile = \"immutable\"\npin = \"native\"\n");
   tether::model::testing::TempDir tmp;
-  write_repo_config(tmp.path() / "tether.toml", c);
-  const auto back = read_repo_config(tmp.path() / "tether.toml");
+  write_repo_config({tmp.path(), "tether.toml"}, c);
+  const auto back = read_repo_config({tmp.path(), "tether.toml"});
   CHECK(back.dataset_id == c.dataset_id);
   CHECK(back.version == 5);
   CHECK_FALSE(back.vcs_trunk);

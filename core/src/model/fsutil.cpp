@@ -24,23 +24,16 @@ namespace {
   throw TetherError(what + " " + path.string() + ": " + std::strerror(err));
 }
 
-void fsync_dir(const fs::path& dir) {
-  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;  // best effort: some file systems refuse directory fds
-  ::fsync(fd);
-  ::close(fd);
-}
-
 }  // namespace
 
 fs::path temp_path_for(const fs::path& path) {
   return path.parent_path() / ("." + path.filename().string() + "." + new_op_id() + ".tmp");
 }
 
-void atomic_write_file(const fs::path& path, std::string_view text, unsigned mode) {
-  const fs::path tmp = temp_path_for(path);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
-  if (fd < 0) fail("cannot write", path, errno);
+void atomic_write_at(int dir_fd, const std::string& name, std::string_view text, unsigned mode, const fs::path& shown) {
+  const std::string tmp = temp_path_for(name).string();
+  const int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, static_cast<mode_t>(mode));
+  if (fd < 0) fail("cannot write", shown, errno);
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -48,22 +41,35 @@ void atomic_write_file(const fs::path& path, std::string_view text, unsigned mod
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
-      ::unlink(tmp.c_str());
-      fail("cannot write", path, err);
+      ::unlinkat(dir_fd, tmp.c_str(), 0);
+      fail("cannot write", shown, err);
     }
     done += static_cast<std::size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const int err = errno;
-    ::unlink(tmp.c_str());
-    fail("cannot write", path, err);
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    fail("cannot write", shown, err);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
     const int err = errno;
-    ::unlink(tmp.c_str());
-    fail("cannot write", path, err);
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    fail("cannot write", shown, err);
   }
-  fsync_dir(path.parent_path());
+  ::fsync(dir_fd);  // best effort: some file systems refuse fsync on a directory
+}
+
+void atomic_write_file(const fs::path& path, std::string_view text, unsigned mode) {
+  const fs::path dir = path.parent_path();
+  const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) fail("cannot write", path, errno);
+  try {
+    atomic_write_at(dir_fd, path.filename().string(), text, mode, path);
+  } catch (...) {
+    ::close(dir_fd);
+    throw;
+  }
+  ::close(dir_fd);
 }
 
 std::string read_file(const fs::path& path) {

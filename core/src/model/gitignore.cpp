@@ -4,16 +4,14 @@
 #include <set>
 #include <string>
 
-#include "tether/model/fsutil.hpp"
+#include "tether/model/checkout.hpp"
 
 namespace tether::model {
 namespace fs = std::filesystem;
 
-bool ensure_ignored(const fs::path& tether_dir, bool only_present) {
-  const fs::path file = tether_dir / ".gitignore";
-  std::error_code ec;
-  const bool exists = fs::exists(file, ec);
-  std::string text = exists ? read_file(file) : std::string();
+bool ensure_ignored(const CheckoutPath& tether_dir, bool only_present) {
+  const CheckoutPath file = tether_dir / ".gitignore";
+  std::string text = read_checkout_file(file).value_or(std::string());
   std::set<std::string> lines;
   for (std::size_t start = 0; start < text.size();) {
     auto nl = text.find('\n', start);
@@ -28,13 +26,12 @@ bool ensure_ignored(const fs::path& tether_dir, bool only_present) {
   for (auto name : kIgnoredNames) {
     const std::string entry = "/" + std::string(name);
     if (lines.count(entry)) continue;
-    if (only_present && !fs::exists(tether_dir / name, ec)) continue;
+    if (only_present && !checkout_entry_exists(tether_dir / std::string(name))) continue;
     missing += entry + "\n";
   }
   if (missing.empty()) return false;
   if (!text.empty() && text.back() != '\n') text += '\n';
-  fs::create_directories(tether_dir);
-  atomic_write_file(file, text + missing);
+  write_checkout_file(file, text + missing);
   return true;
 }
 

@@ -2,6 +2,8 @@
 #include "tether/model/manifest.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "tether/errors.hpp"
@@ -164,49 +166,36 @@ std::string manifest_to_toml(const ObjectManifest& m) {
   return dump_toml(doc);
 }
 
-ObjectManifest read_manifest(const fs::path& objects_dir, const fs::path& path) {
-  const std::string rel = path.lexically_relative(objects_dir).generic_string();
-  return parse_manifest(read_file(path), ".tether/objects/" + rel, manifest_path_to_key(objects_dir, path));
+CheckoutPath manifest_path(const CheckoutPath& objects, std::string_view key) {
+  return objects / key_to_manifest_path({}, key);
 }
 
-std::map<std::string, ObjectManifest> load_manifests(const fs::path& objects_dir) {
+ObjectManifest read_manifest(const CheckoutPath& objects, const fs::path& rel) {
+  const std::string name = rel.generic_string();
+  auto text = read_checkout_file(objects / rel);
+  if (!text) throw TetherError("cannot read " + (objects / rel).full().string() + ": " + std::strerror(ENOENT));
+  return parse_manifest(*text, ".tether/objects/" + name, manifest_path_to_key({}, rel));
+}
+
+std::map<std::string, ObjectManifest> load_manifests(const CheckoutPath& objects) {
   std::map<std::string, ObjectManifest> out;
-  std::error_code ec;
-  if (!fs::is_directory(objects_dir, ec)) return out;
-  std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(objects_dir); it != fs::recursive_directory_iterator(); ++it) {
-    const auto& p = it->path();
-    if (p.extension() == ".toml" && it->is_regular_file()) files.push_back(p);
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& p : files) {
-    ObjectManifest m = read_manifest(objects_dir, p);
+  for (const auto& rel : list_checkout_files(objects, ".toml", /*recursive=*/true)) {
+    if (rel.filename().string().size() <= 5) continue;  // a bare ".toml" is no key's file
+    ObjectManifest m = read_manifest(objects, rel);
     std::string key = m.key;
     out.emplace(std::move(key), std::move(m));
   }
   return out;
 }
 
-void write_manifest(const fs::path& objects_dir, const ObjectManifest& m) {
-  const fs::path path = key_to_manifest_path(objects_dir, m.key);
-  fs::create_directories(path.parent_path());
-  atomic_write_file(path, manifest_to_toml(m));
+void write_manifest(const CheckoutPath& objects, const ObjectManifest& m) {
+  write_checkout_file(manifest_path(objects, m.key), manifest_to_toml(m));
 }
 
-bool remove_manifest(const fs::path& objects_dir, std::string_view key) {
-  const fs::path path = key_to_manifest_path(objects_dir, key);
-  std::error_code ec;
-  if (!fs::remove(path, ec)) {
-    if (ec) throw TetherError("cannot remove " + path.string() + ": " + ec.message());
-    return false;
-  }
-  fs::path stop = objects_dir.lexically_normal();
-  if (!stop.has_filename()) stop = stop.parent_path();  // "objects/" -> "objects"
-  for (fs::path dir = path.parent_path().lexically_normal(); dir != stop && dir.has_relative_path();
-       dir = dir.parent_path()) {
-    if (!fs::is_empty(dir, ec) || ec) break;
-    if (!fs::remove(dir, ec)) break;
-  }
+bool remove_manifest(const CheckoutPath& objects, std::string_view key) {
+  const CheckoutPath path = manifest_path(objects, key);
+  if (!remove_checkout_file(path)) return false;
+  remove_empty_checkout_dirs(path.parent(), objects.rel);
   return true;
 }
 

@@ -165,17 +165,18 @@ TEST_CASE("with_pin stamps captured_at") {
 
 TEST_CASE("load, write and remove manifests on disk") {
   TempDir tmp;
-  const auto objects = tmp.path() / ".tether" / "objects";
-  CHECK(load_manifests(objects).empty());
-  write_manifest(objects, raw_manifest());
-  write_manifest(objects, zarr_manifest());
-  write_manifest(objects, new_manifest());
+  const auto objects_at = tether_path(tmp.path(), "objects");
+  const auto objects = objects_at.full();
+  CHECK(load_manifests(objects_at).empty());
+  write_manifest(objects_at, raw_manifest());
+  write_manifest(objects_at, zarr_manifest());
+  write_manifest(objects_at, new_manifest());
   auto deep = new_manifest();
   deep.key = "a/b/c";
-  write_manifest(objects, deep);
+  write_manifest(objects_at, deep);
   write_text(objects / "notes.txt", "ignored");
 
-  const auto all = load_manifests(objects);
+  const auto all = load_manifests(objects_at);
   REQUIRE(all.size() == 4);
   CHECK(all.at("zarr/imaging") == zarr_manifest());
   CHECK(all.at("a/b/c").key == "a/b/c");
@@ -183,17 +184,17 @@ TEST_CASE("load, write and remove manifests on disk") {
   for (auto& e : std::filesystem::recursive_directory_iterator(objects))
     CHECK(e.path().filename().string().find(".tmp") == std::string::npos);
 
-  CHECK(remove_manifest(objects, "a/b/c"));
+  CHECK(remove_manifest(objects_at, "a/b/c"));
   CHECK_FALSE(std::filesystem::exists(objects / "a"));
   CHECK(std::filesystem::exists(objects));
-  CHECK_FALSE(remove_manifest(objects, "a/b/c"));
-  CHECK(remove_manifest(objects, "zarr/imaging"));
+  CHECK_FALSE(remove_manifest(objects_at, "a/b/c"));
+  CHECK(remove_manifest(objects_at, "zarr/imaging"));
   CHECK_FALSE(std::filesystem::exists(objects / "zarr"));
-  CHECK(load_manifests(objects).size() == 2);
+  CHECK(load_manifests(objects_at).size() == 2);
 
   // A manifest whose key does not match its path is refused, naming the file.
   write_text(objects / "moved.toml", manifest_to_toml(raw_manifest()));
-  CHECK_THROWS_WITH_AS(load_manifests(objects),
+  CHECK_THROWS_WITH_AS(load_manifests(objects_at),
                        ".tether/objects/moved.toml: manifest key 'raw' does not match its path (expected 'moved')",
                        tether::ConfigError);
 }

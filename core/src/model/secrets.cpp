@@ -1,8 +1,6 @@
 // model/secrets.cpp: reading secrets.toml.
 #include "tether/model/secrets.hpp"
 
-#include <sys/stat.h>
-
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/json.hpp"
@@ -60,13 +58,14 @@ Secrets parse_secrets(std::string_view text, const std::string& source) {
   return Secrets(std::move(doc));
 }
 
-SecretsRead read_secrets(const fs::path& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};
+SecretsRead read_secrets(const CheckoutPath& path) {
+  unsigned mode = 0;
+  auto text = read_checkout_file(path, &mode);
+  if (!text) return {};
   SecretsRead out;
-  out.secrets = parse_secrets(read_file(path), path.string());
-  if (st.st_mode & 077)
-    out.warning = path.string() + " is readable by other users; `chmod 600` it -- it may hold credentials";
+  const std::string shown = path.full().string();
+  out.secrets = parse_secrets(*text, shown);
+  if (mode & 077) out.warning = shown + " is readable by other users; `chmod 600` it -- it may hold credentials";
   return out;
 }
 

@@ -107,10 +107,10 @@ Workspace parse_workspace(std::string_view text, const std::string& source) {
   return ws;
 }
 
-std::optional<Workspace> read_workspace(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return std::nullopt;
-  return parse_workspace(read_file(path), ".tether/" + path.filename().string());
+std::optional<Workspace> read_workspace(const CheckoutPath& path) {
+  auto text = read_checkout_file(path);
+  if (!text) return std::nullopt;
+  return parse_workspace(*text, ".tether/" + path.rel.filename().string());
 }
 
 std::string workspace_to_toml(const Workspace& ws) {
@@ -128,26 +128,23 @@ std::string workspace_to_toml(const Workspace& ws) {
   return dump_toml(doc);
 }
 
-void write_workspace(const fs::path& path, const Workspace& ws) { atomic_write_file(path, workspace_to_toml(ws)); }
+void write_workspace(const CheckoutPath& path, const Workspace& ws) { write_checkout_file(path, workspace_to_toml(ws)); }
 
-ClaimResult claim_workspace(const fs::path& path, const Workspace& ws) {
-  const fs::path tmp = temp_path_for(path);
+ClaimResult claim_workspace(const CheckoutPath& path, const Workspace& ws) {
+  bool created = false;
   try {
-    atomic_write_file(tmp, workspace_to_toml(ws));
+    created = create_checkout_file(path, workspace_to_toml(ws));
+  } catch (const ConfigError&) {
+    throw;  // a symlink or a non-file on the way: refused, not "read-only"
   } catch (const TetherError&) {
     return {ws, false};
   }
-  const int rc = ::link(tmp.c_str(), path.c_str());
-  const int err = errno;
-  ::unlink(tmp.c_str());
-  if (rc == 0) return {ws, true};
-  if (err == EEXIST) {
-    if (auto existing = read_workspace(path)) return {*existing, true};
-  }
+  if (created) return {ws, true};
+  if (auto existing = read_workspace(path)) return {*existing, true};
   return {ws, false};
 }
 
-ClaimResult open_workspace(const fs::path& path) {
+ClaimResult open_workspace(const CheckoutPath& path) {
   if (auto ws = read_workspace(path)) return {*ws, true};
   return claim_workspace(path, fresh_workspace());
 }

@@ -57,7 +57,7 @@ TEST_CASE("workspace read errors and defaults") {
 
 TEST_CASE("claiming a workspace is create-if-absent") {
   TempDir tmp;
-  const auto path = tmp.path() / "workspace.toml";
+  const auto path = CheckoutPath{tmp.path(), "workspace.toml"};
   CHECK_FALSE(read_workspace(path));
   const auto first = open_workspace(path);
   CHECK(first.persisted);
@@ -80,7 +80,7 @@ TEST_CASE("claiming a workspace is create-if-absent") {
   CHECK(files == 1);
 
   // An unwritable directory keeps the workspace in memory.
-  const auto missing_dir = tmp.path() / "no" / "such" / "workspace.toml";
+  const auto missing_dir = CheckoutPath{tmp.path(), "no/such/workspace.toml"};
   const auto kept = claim_workspace(missing_dir, other);
   CHECK_FALSE(kept.persisted);
   CHECK(kept.workspace.workspace_id == other.workspace_id);
@@ -88,9 +88,10 @@ TEST_CASE("claiming a workspace is create-if-absent") {
 
 TEST_CASE("secrets: accessors, mode warning, redacted syntax errors") {
   TempDir tmp;
-  const auto path = tmp.path() / "secrets.toml";
-  CHECK(read_secrets(path).secrets.empty());
-  CHECK_FALSE(read_secrets(path).warning);
+  const auto at = CheckoutPath{tmp.path(), "secrets.toml"};
+  const auto path = at.full();
+  CHECK(read_secrets(at).secrets.empty());
+  CHECK_FALSE(read_secrets(at).warning);
 
   write_text(path, std::string(secrets_header()) +
                        "[vcs]\ngit_path = \"/opt/git\"\n[import]\nquery = \"select 1\"\n"
@@ -98,7 +99,7 @@ TEST_CASE("secrets: accessors, mode warning, redacted syntax errors") {
                        "[uris.\"s3://bucket/\"]\nprofile = \"p\"\n[objects.\"zarr/imaging\"]\naccess_key_id = \"AK\"\n"
                        "secret_access_key = \"SK\"\n");
   ::chmod(path.c_str(), 0600);
-  auto read = read_secrets(path);
+  auto read = read_secrets(at);
   CHECK_FALSE(read.warning);
   CHECK(read.secrets.git_path() == "/opt/git");
   CHECK_FALSE(read.secrets.jj_path());
@@ -110,12 +111,12 @@ TEST_CASE("secrets: accessors, mode warning, redacted syntax errors") {
   CHECK(read.secrets.object("raw") == Json::object());
 
   ::chmod(path.c_str(), 0640);
-  read = read_secrets(path);
+  read = read_secrets(at);
   CHECK(read.warning == path.string() + " is readable by other users; `chmod 600` it -- it may hold credentials");
 
   write_text(path, "token = \"s3cr3t\nx = 1\n");
   try {
-    read_secrets(path);
+    read_secrets(at);
     FAIL("expected a ConfigError");
   } catch (const tether::ConfigError& e) {
     const std::string msg = e.what();
@@ -123,28 +124,29 @@ TEST_CASE("secrets: accessors, mode warning, redacted syntax errors") {
     CHECK(msg.find("s3cr3t") == std::string::npos);
   }
   write_text(path, "[backends]\nneon = \"x\"\n");
-  CHECK_THROWS_WITH_AS(read_secrets(path), (path.string() + ": [backends.\"neon\"] must be a table").c_str(),
+  CHECK_THROWS_WITH_AS(read_secrets(at), (path.string() + ": [backends.\"neon\"] must be a table").c_str(),
                        tether::ConfigError);
 }
 
 TEST_CASE("ensure_ignored") {
   TempDir tmp;
-  const auto dir = tmp.path() / ".tether";
+  const auto at = tether_path(tmp.path());
+  const auto dir = at.full();
   // only_present with nothing present writes nothing.
-  CHECK_FALSE(ensure_ignored(dir, true));
+  CHECK_FALSE(ensure_ignored(at, true));
   CHECK_FALSE(std::filesystem::exists(dir / ".gitignore"));
   // The full form creates the file in the spec's order.
-  CHECK(ensure_ignored(dir, false));
+  CHECK(ensure_ignored(at, false));
   CHECK(read_file(dir / ".gitignore") == "/workspace.toml\n/ops.jsonl\n/cache\n/lock\n/secrets.toml\n");
-  CHECK_FALSE(ensure_ignored(dir, false));
+  CHECK_FALSE(ensure_ignored(at, false));
   // only_present appends just the present, unlisted names; a missing final newline is repaired.
   write_text(dir / ".gitignore", "/workspace.toml\n*.bak");
   write_text(dir / "ops.jsonl", "");
   std::filesystem::create_directories(dir / "cache");
-  CHECK(ensure_ignored(dir, true));
+  CHECK(ensure_ignored(at, true));
   CHECK(read_file(dir / ".gitignore") == "/workspace.toml\n*.bak\n/ops.jsonl\n/cache\n");
-  CHECK_FALSE(ensure_ignored(dir, true));
-  CHECK(ensure_ignored(dir, false));
+  CHECK_FALSE(ensure_ignored(at, true));
+  CHECK(ensure_ignored(at, false));
   CHECK(read_file(dir / ".gitignore") == "/workspace.toml\n*.bak\n/ops.jsonl\n/cache\n/lock\n/secrets.toml\n");
 }
 

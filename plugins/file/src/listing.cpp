@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 
 #include "json_ascii.hpp"
 #include "tether/sdk/error.hpp"
+#include "tether/sdk/json_limits.hpp"
 
 namespace tether::file {
 
@@ -49,7 +51,10 @@ std::vector<std::pair<std::string, ListedFile>> parse_listing(const std::string&
     start = end + 1;
     if (line.find_first_not_of(" \t\r\f\v") == std::string_view::npos) continue;
     try {
-      sdk::Json row = sdk::Json::parse(line);
+      std::string why;
+      auto parsed = sdk::parse_json_bounded(line, sdk::kMaxJsonDocumentBytes, &why);  // one line of a committed file
+      if (!parsed) throw std::runtime_error(why);
+      const sdk::Json& row = *parsed;
       ListedFile f;
       const auto& k = row.at("k");  // Python: str(row.get("k", ""))
       f.token = k.is_string() ? k.get<std::string>() : k.dump();

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/model/checkout.hpp"
+
 namespace tether::model {
 
 inline constexpr int kConfigVersion = 5;
@@ -39,11 +41,11 @@ struct RepoConfig {
 // an invalid [new] fork / [defaults] value, a committed [vcs] git_path/jj_path, wrong types.
 // Versions older than kConfigVersion are accepted here; the engine decides about upgrading.
 RepoConfig parse_repo_config(std::string_view text, const std::string& source = "tether.toml");
-RepoConfig read_repo_config(const std::filesystem::path& path);
+RepoConfig read_repo_config(const CheckoutPath& path);
 
 // The TOML text in the table order of §2.2; unset optionals dropped.
 std::string repo_config_to_toml(const RepoConfig& config);
-void write_repo_config(const std::filesystem::path& path, const RepoConfig& config);
+void write_repo_config(const CheckoutPath& path, const RepoConfig& config);
 
 // The message for a missing/invalid dataset id (with a freshly generated id in the example).
 std::string missing_dataset_id_message();

@@ -12,6 +12,11 @@ namespace tether::model {
 // rename it over `path`, fsync the directory. Readers see the old or the new file, never a
 // torn one. The new file gets `mode` (before the umask). Throws TetherError naming the path.
 void atomic_write_file(const std::filesystem::path& path, std::string_view text, unsigned mode = 0644);
+// The same inside the open directory `dir_fd`: the temp file is created there with
+// O_EXCL | O_NOFOLLOW and renamed to `name` there, so no symlink on the way is followed
+// (model/checkout.hpp opens the directory). `shown` names the file in errors.
+void atomic_write_at(int dir_fd, const std::string& name, std::string_view text, unsigned mode,
+                     const std::filesystem::path& shown);
 
 // Whole file as bytes. Throws TetherError `cannot read <path>: <reason>`.
 std::string read_file(const std::filesystem::path& path);

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string_view>
 
+#include "tether/model/checkout.hpp"
+
 namespace tether::model {
 
 // The per-checkout names, in the order a fresh .gitignore lists them (each as `/<name>`).
@@ -15,6 +17,6 @@ inline constexpr std::array<std::string_view, 5> kIgnoredNames = {"workspace.tom
 // Append every missing `/<name>` line to tether_dir/.gitignore (creating it and tether_dir).
 // With only_present, append only names that exist in tether_dir now, and write nothing when
 // none is missing, so read-only commands never dirty the tree. Returns true if it wrote.
-bool ensure_ignored(const std::filesystem::path& tether_dir, bool only_present);
+bool ensure_ignored(const CheckoutPath& tether_dir, bool only_present);
 
 }  // namespace tether::model

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/model/checkout.hpp"
 #include "tether/sdk/types.hpp"
 
 namespace tether::model {
@@ -57,19 +58,24 @@ ObjectManifest parse_manifest(std::string_view text, const std::string& source,
 // The TOML text, fields in the order of §2.3; nulls dropped; empty locator kept as `[locator]`.
 std::string manifest_to_toml(const ObjectManifest& m);
 
-// The manifest file at `path` under objects_dir; messages name it `.tether/objects/<rel>`.
-ObjectManifest read_manifest(const std::filesystem::path& objects_dir, const std::filesystem::path& path);
+// `objects` (a checkout's `.tether/objects`) / `<key>.toml`; the key is validated.
+CheckoutPath manifest_path(const CheckoutPath& objects, std::string_view key);
 
-// Every `*.toml` under objects_dir, recursively, in sorted path order, keyed by key. A missing
-// directory is an empty dataset.
-std::map<std::string, ObjectManifest> load_manifests(const std::filesystem::path& objects_dir);
+// The manifest file at `rel` under objects; messages name it `.tether/objects/<rel>`.
+// Opened without following symlinks (model/checkout.hpp).
+ObjectManifest read_manifest(const CheckoutPath& objects, const std::filesystem::path& rel);
 
-// Atomic write of the manifest file for m.key (creating parent directories).
-void write_manifest(const std::filesystem::path& objects_dir, const ObjectManifest& m);
+// Every `*.toml` under objects, recursively, in sorted path order, keyed by key. A missing
+// directory is an empty dataset; a symlink anywhere under it is refused, never read through.
+std::map<std::string, ObjectManifest> load_manifests(const CheckoutPath& objects);
 
-// Delete the manifest of `key` and prune now-empty parent directories up to objects_dir
-// (objects_dir itself stays). Returns false when there was no such file.
-bool remove_manifest(const std::filesystem::path& objects_dir, std::string_view key);
+// Atomic write of the manifest file for m.key (creating parent directories, none of them
+// through a symlink).
+void write_manifest(const CheckoutPath& objects, const ObjectManifest& m);
+
+// Delete the manifest of `key` and prune now-empty parent directories up to objects
+// (objects itself stays). Returns false when there was no such file.
+bool remove_manifest(const CheckoutPath& objects, std::string_view key);
 
 // B(cb([key, canonical]) for each key in sorted order, size=32): 64 hex.
 std::string manifest_hash(const std::map<std::string, ObjectManifest>& manifests);

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/model/checkout.hpp"
+
 namespace tether::model {
 
 class Secrets {
@@ -43,8 +45,10 @@ struct SecretsRead {
 };
 
 // A missing file is empty secrets. TOML syntax errors name the file and line but never the
-// text; wrong table types are ConfigError (naming the table, not the value).
-SecretsRead read_secrets(const std::filesystem::path& path);
+// text; wrong table types are ConfigError (naming the table, not the value). The file is
+// opened without following a symlink (model/checkout.hpp): secrets.toml is never read from
+// where a clone's link points.
+SecretsRead read_secrets(const CheckoutPath& path);
 Secrets parse_secrets(std::string_view text, const std::string& source);
 
 // The header comment tether writes when it creates secrets.toml.

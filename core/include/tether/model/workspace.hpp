@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/model/checkout.hpp"
+
 namespace tether::model {
 
 struct Workspace {
@@ -41,11 +43,11 @@ Workspace fresh_workspace();
 // fresh one. Nulls cannot occur (TOML); wrong types are ConfigError.
 Workspace parse_workspace(std::string_view text, const std::string& source);
 // nullopt when the file does not exist.
-std::optional<Workspace> read_workspace(const std::filesystem::path& path);
+std::optional<Workspace> read_workspace(const CheckoutPath& path);
 
 // TOML text: top-level scalars, then only the non-empty tables.
 std::string workspace_to_toml(const Workspace& ws);
-void write_workspace(const std::filesystem::path& path, const Workspace& ws);
+void write_workspace(const CheckoutPath& path, const Workspace& ws);
 
 struct ClaimResult {
   Workspace workspace;  // the one on disk after the claim (ours, or the one that won)
@@ -53,9 +55,9 @@ struct ClaimResult {
 };
 // Create-if-absent: write `ws` to a temp file and link() it to `path`. If `path` already
 // exists, the existing file wins and is returned. Other OS errors keep `ws` in memory.
-ClaimResult claim_workspace(const std::filesystem::path& path, const Workspace& ws);
+ClaimResult claim_workspace(const CheckoutPath& path, const Workspace& ws);
 
 // read_workspace, or claim a fresh one when the file is missing.
-ClaimResult open_workspace(const std::filesystem::path& path);
+ClaimResult open_workspace(const CheckoutPath& path);
 
 }  // namespace tether::model
