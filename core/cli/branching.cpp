@@ -62,7 +62,9 @@ int run_open(const Global& g, const OpenOptions& o) {
     print_json({{"key", r.key}, {"read_only", r.read_only}, {"address", r.address}, {"type", r.type}, {"handle", r.handle}});
     return 0;
   }
-  out(r.display);
+  // --with-password asks for the password in the printed handle; nothing else is shown raw.
+  if (o.with_password) out_unredacted(r.display);
+  else out(r.display);
   return 0;
 }
 

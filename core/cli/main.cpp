@@ -63,6 +63,11 @@ int main(int argc, char** argv) {
   add->add_option("--pin", add_o.pin_policy, "pin policy: native or record")
       ->check(CLI::IsMember({"native", "record"}));
   add->add_flag("--create", add_o.create, "create an empty store there (CREATE backends) [experimental]");
+  add->footer(
+      "Credentials never go in the locator: the manifest is committed and arrives with every clone. They come from "
+      ".tether/secrets.toml ([objects.\"<key>\"], [uris.\"<prefix>\"], [backends.<kind>]) or from stores bound to a "
+      "host (~/.pgpass, git credential helpers). Environment credentials ($PGPASSWORD, $PGSERVICE, $PGPASSFILE, client "
+      "certificates) go only to hosts you named: $PGHOST, or `hosts = [...]` in secrets.toml (docs/security.md).");
   add->callback([&] { action = [&] { return run_add(g, add_o); }; });
 
   // remove

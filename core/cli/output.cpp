@@ -11,6 +11,8 @@
 
 #include "tether/errors.hpp"
 #include "tether/host/call.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/redact.hpp"
 
 namespace tether::cli {
 namespace {
@@ -29,38 +31,45 @@ std::string paint(int fd, const char* code, const std::string& s) {
 
 }  // namespace
 
+// Everything printed goes through the redactor: messages carry URLs and DSNs (a plugin's
+// error, an import source, an op-log summary), and a token must not reach a terminal or a log.
 void out(const std::string& line) {
+  std::lock_guard lock(g_io);
+  std::cout << model::redact_secrets(line) << '\n';
+}
+
+void out_unredacted(const std::string& line) {
   std::lock_guard lock(g_io);
   std::cout << line << '\n';
 }
 
 void print_json(const nlohmann::json& value) {
   std::lock_guard lock(g_io);
-  std::cout << value.dump(2, ' ', true, nlohmann::json::error_handler_t::replace) << '\n';
+  std::cout << model::redacted_json(value).dump(2, ' ', true, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 void note(const std::string& text) {
   std::lock_guard lock(g_io);
   std::cout.flush();
-  std::cerr << paint(2, "33", "note: " + text) << '\n';
+  std::cerr << paint(2, "33", "note: " + model::redact_secrets(text)) << '\n';
 }
 
 void warning(const std::string& text) {
   std::lock_guard lock(g_io);
   std::cout.flush();
-  std::cerr << paint(2, "33", "warning: " + text) << '\n';
+  std::cerr << paint(2, "33", "warning: " + model::redact_secrets(text)) << '\n';
 }
 
 void error_line(const std::string& text) {
   std::lock_guard lock(g_io);
   std::cout.flush();
-  std::cerr << paint(2, "31", "error: " + text) << '\n';
+  std::cerr << paint(2, "31", "error: " + model::redact_secrets(text)) << '\n';
 }
 
 void err(const std::string& line) {
   std::lock_guard lock(g_io);
   std::cout.flush();
-  std::cerr << line << '\n';
+  std::cerr << model::redact_secrets(line) << '\n';
 }
 
 std::string green(const std::string& s) { return paint(1, "32", s); }
@@ -78,7 +87,7 @@ int guarded(const std::function<int()>& command) {
     return rc;
   } catch (const DatasetNotFound& e) {
     std::cout.flush();
-    std::cerr << paint(2, "31", e.what()) << '\n';
+    std::cerr << paint(2, "31", model::redact_secrets(e.what())) << '\n';
   } catch (const std::exception& e) {
     error_line(e.what());
   }

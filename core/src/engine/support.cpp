@@ -126,7 +126,10 @@ void OpLog::append(const Json& line) {
   std::lock_guard lock(g_oplog);
   // Never through a symlink: a committed `.tether/ops.jsonl` link must not be appended to.
   model::Fd fd = model::open_checkout_file(path_, O_RDWR | O_CREAT | O_APPEND, 0600);
-  append_line(fd.release(), path_.full(), line.dump(-1, ' ', false, Json::error_handler_t::replace));
+  // Entries quote errors and sources (a push URL with a token, an import DSN): no credential
+  // is written to the log.
+  append_line(fd.release(), path_.full(),
+              model::redacted_json(line).dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 std::string OpLog::begin(const std::string& command, const Json& pre, const std::optional<std::string>& parent,

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "tether/host/ops.hpp"
+#include "tether/model/redact.hpp"
 
 namespace tether::host {
 namespace {
@@ -102,16 +103,18 @@ void svc_fail(tether_call* call, tether_status status, const char* message, cons
   }
   if (status == TETHER_OK) s->problem("fail() with status OK");
   s->fail_status = status == TETHER_OK ? TETHER_E_BACKEND : status;
-  s->result.message = message ? message : "";
+  // Plugins quote URLs and DSNs in their errors; the host hides their credentials once for
+  // all of them, before the message reaches the engine, the op log or the terminal.
+  s->result.message = model::redact_secrets(message ? message : "");
   for (char& c : s->result.message)
     if (c == '\n' || c == '\r') c = ' ';
-  s->result.details = details_json ? details_json : "";
+  s->result.details = model::redact_secrets(details_json ? details_json : "");
 } catch (...) {
 }
 
 void svc_log(tether_call* call, int level, const char* message) noexcept try {
   CallState* s = state_of(call);
-  log_line(s ? s->kind : std::string_view("plugin"), level, message ? message : "");
+  log_line(s ? s->kind : std::string_view("plugin"), level, model::redact_secrets(message ? message : ""));
 } catch (...) {
 }
 

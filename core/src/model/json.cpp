@@ -9,6 +9,7 @@
 
 #include "model/utf8.hpp"
 #include "tether/errors.hpp"
+#include "tether/model/redact.hpp"
 
 namespace tether::model {
 namespace {
@@ -360,6 +361,14 @@ std::string short_state(const Json& state) {
     out.append(text, 0, i);
     if (i < text.size()) out += "\u2026";
   }
+  return out;
+}
+
+Json redacted_json(const Json& value) {
+  if (value.is_string()) return redact_secrets(value.get_ref<const std::string&>());
+  if (!value.is_structured()) return value;
+  Json out = value;
+  for (auto it = out.begin(); it != out.end(); ++it) *it = redacted_json(*it);
   return out;
 }
 

@@ -208,7 +208,17 @@ std::vector<Json> parse_jsonl(const std::string& text, const std::string& source
 }  // namespace
 
 bool is_postgres_dsn(const std::string& source) {
-  return starts_with(source, "postgresql://") || starts_with(source, "postgres://");
+  if (starts_with(source, "postgresql://") || starts_with(source, "postgres://")) return true;
+  // key=value (`host=h dbname=x password=...`): a DSN when it is no file and libpq reads it
+  // (every keyword known), so it is connected to, never echoed as a missing path.
+  std::error_code ec;
+  if (source.find('=') == std::string::npos || fs::exists(source, ec)) return false;
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(source.c_str(), &err);
+  if (err) PQfreemem(err);
+  if (!opts) return false;
+  PQconninfoFree(opts);
+  return true;
 }
 
 bool is_sql_source(const std::string& source) {

@@ -57,6 +57,12 @@ TEST_CASE("csv: short rows are padded, long rows and broken quotes refused") {
 TEST_CASE("sql sources: the suffix decides, table names are identifiers") {
   CHECK(is_sql_source("postgresql://u@h/db"));
   CHECK(is_sql_source("postgres://h/db.csv"));
+  // key=value DSNs are DSNs (connected to, never echoed as a missing file)
+  CHECK(is_postgres_dsn("host=h password=p dbname=x"));
+  CHECK(is_postgres_dsn("dbname = 'a b' port=5"));
+  CHECK_FALSE(is_postgres_dsn("nothere password=p"));  // no keyword libpq knows first
+  CHECK_FALSE(is_postgres_dsn("snap.sqlite"));
+  CHECK_FALSE(is_postgres_dsn("bogus=1"));
   CHECK(is_sql_source("snap.sqlite"));
   CHECK(is_sql_source("registry"));
   CHECK_FALSE(is_sql_source("a/registry.CSV"));

@@ -7,7 +7,6 @@
 
 #include <libpq-fe.h>
 
-#include "tether/registry/postgres.hpp"
 
 namespace tether::registry {
 

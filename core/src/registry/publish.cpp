@@ -19,6 +19,7 @@
 #include <unordered_set>
 
 #include "registry/pg_connect.hpp"
+#include "tether/model/redact.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::registry {
@@ -95,7 +96,7 @@ struct Session {
 
   [[noreturn]] void fail(const std::string& where, const std::string& why) const {
     throw TetherError("publish to PostgreSQL schema '" + schema + "' failed " + where + ": " +
-                      redact_dsn_secrets(why, dsn) + "; the transaction was rolled back, nothing was written");
+                      model::redact_secrets_of(why, dsn) + "; the transaction was rolled back, nothing was written");
   }
   PgResult exec(const std::string& sql, const std::string& where) const {
     PgResult r(PQexec(c, sql.c_str()), &PQclear);

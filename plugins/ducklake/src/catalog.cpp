@@ -40,7 +40,7 @@ FileKind sniff_file(const std::string& path) {
 
 std::unique_ptr<Catalog> open_catalog(const Target& t) {
   std::string shown = redact(t.metadata);
-  if (t.flavour == Flavour::Postgres) return open_postgres(t.where, t.metadata_schema, shown);
+  if (t.flavour == Flavour::Postgres) return open_postgres(t.where, t.secrets, t.metadata_schema, shown);
   switch (sniff_file(t.where)) {
     case FileKind::Sqlite:
       return open_sqlite(t.where, shown);

@@ -46,7 +46,8 @@ FileKind sniff_file(const std::string& path);
 std::unique_ptr<Catalog> open_catalog(const Target& target);
 
 std::unique_ptr<Catalog> open_sqlite(const std::string& path, const std::string& display);
-std::unique_ptr<Catalog> open_postgres(const std::string& conninfo, const std::string& schema,
+// `secrets`: the object's options from .tether/secrets.toml (pg_credentials.hpp).
+std::unique_ptr<Catalog> open_postgres(const std::string& conninfo, const sdk::Json& secrets, const std::string& schema,
                                        const std::string& display);
 
 }  // namespace tether::ducklake

@@ -60,6 +60,12 @@ Snapshot at_or_latest(Lake& lake, const Target& t) {
 
 DuckLakeBackend::DuckLakeBackend(const Json&) {}
 
+Target DuckLakeBackend::target_of(const sdk::Locator& locator) const {
+  Target t = parse_locator(locator);
+  t.secrets = secrets_for(locator, {"metadata", "uri"});
+  return t;
+}
+
 sdk::Description DuckLakeBackend::describe(sdk::Call&) {
   sdk::Description d;
   d.kind = "ducklake";
@@ -77,10 +83,11 @@ sdk::Description DuckLakeBackend::describe(sdk::Call&) {
 Json DuckLakeBackend::identity(sdk::Call&, const sdk::LocatorRequest& r) { return identity_of(parse_locator(r.locator)); }
 
 void DuckLakeBackend::validate_locator(sdk::Call&, const sdk::LocatorRequest& r) {
-  Target t = parse_locator(r.locator);
+  Target t = target_of(r.locator);
   if (redact(t.metadata) != t.metadata)
     throw BackendError("the ducklake locator carries a Postgres password, and a manifest is committed with every clone; "
-                       "keep the password in ~/.pgpass, PGPASSFILE, PGSERVICE or PGPASSWORD instead");
+                       "keep the password in .tether/secrets.toml ([objects.\"<key>\"] password = \"...\") or in a ~/.pgpass "
+                       "line for the host instead");
   Session s(t);
   at_or_latest(s.lake, t);
 }
@@ -88,14 +95,14 @@ void DuckLakeBackend::validate_locator(sdk::Call&, const sdk::LocatorRequest& r)
 bool DuckLakeBackend::state_addressable(sdk::Call&, const sdk::StateRequest& r) { return recorded_of(r.state).has_value(); }
 
 sdk::State DuckLakeBackend::fingerprint(sdk::Call&, const sdk::FingerprintRequest& r) {
-  Target t = parse_locator(r.locator);
+  Target t = target_of(r.locator);
   if (r.working_ref) throw BackendError("ducklake has no branches (asked for '" + *r.working_ref + "')");
   Session s(t);
   return state_of(at_or_latest(s.lake, t));
 }
 
 sdk::VerifyReport DuckLakeBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
-  Target t = parse_locator(r.locator);
+  Target t = target_of(r.locator);
   Recorded rec = require_recorded(r.state);
   std::unique_ptr<Catalog> catalog;
   try {
@@ -117,7 +124,7 @@ sdk::VerifyReport DuckLakeBackend::verify(sdk::Call&, const sdk::VerifyRequest& 
 }
 
 Json DuckLakeBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
-  Target t = parse_locator(r.locator);
+  Target t = target_of(r.locator);
   Session s(t);
   using K = sdk::Source::Kind;
   Snapshot snap;
@@ -171,7 +178,7 @@ Json DuckLakeBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
 }
 
 sdk::ObjectDiff DuckLakeBackend::diff(sdk::Call&, const sdk::DiffRequest& r) {
-  Target t = parse_locator(r.locator);
+  Target t = target_of(r.locator);
   Recorded a = require_recorded(r.a), b = require_recorded(r.b);
   Session s(t);
   // A state recorded without a time compares by id alone.
@@ -185,7 +192,7 @@ sdk::ObjectDiff DuckLakeBackend::diff(sdk::Call&, const sdk::DiffRequest& r) {
 }
 
 std::vector<sdk::HistoryEntry> DuckLakeBackend::history(sdk::Call&, const sdk::HistoryRequest& r) {
-  Target t = parse_locator(r.locator);
+  Target t = target_of(r.locator);
   std::optional<int64_t> upto = t.at;
   if (r.ref) {
     upto = parse_snapshot_id(Json(*r.ref));

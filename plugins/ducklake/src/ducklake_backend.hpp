@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "locator.hpp"
 #include "tether/sdk/backend.hpp"
 
 namespace tether::ducklake {
@@ -25,6 +26,10 @@ class DuckLakeBackend : public sdk::Backend<DuckLakeBackend> {
   sdk::Json open(sdk::Call&, const sdk::OpenRequest&);
   sdk::ObjectDiff diff(sdk::Call&, const sdk::DiffRequest&);
   std::vector<sdk::HistoryEntry> history(sdk::Call&, const sdk::HistoryRequest&);
+
+ private:
+  // parse_locator, with the object's secrets.toml options attached.
+  Target target_of(const sdk::Locator& locator) const;
 };
 
 }  // namespace tether::ducklake

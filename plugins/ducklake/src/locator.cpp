@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "tether/model/redact.hpp"
 #include "tether/sdk/error.hpp"
 
 namespace tether::ducklake {
@@ -109,46 +110,7 @@ sdk::Json identity_of(const Target& t) {
   return id;
 }
 
-std::string redact(const std::string& metadata) {
-  std::string s = metadata;
-  // postgresql://user:secret@host -> postgresql://user:***@host
-  for (std::string_view scheme : {"postgresql://", "postgres://"}) {
-    std::size_t at = s.find(scheme);
-    if (at == std::string::npos) continue;
-    std::size_t auth = at + scheme.size();
-    std::size_t end = s.find_first_of("/?#", auth);
-    std::size_t amp = s.rfind('@', end == std::string::npos ? s.size() : end);
-    if (amp != std::string::npos && amp > auth) {
-      std::size_t colon = s.find(':', auth);
-      if (colon != std::string::npos && colon < amp) s.replace(colon + 1, amp - colon - 1, "***");
-    }
-    break;
-  }
-  // password=secret, password = 'se cret', ?password=secret&…
-  std::size_t pos = 0;
-  while ((pos = s.find("password", pos)) != std::string::npos) {
-    std::size_t i = pos + 8;
-    bool boundary = pos == 0 || s[pos - 1] == ' ' || s[pos - 1] == '?' || s[pos - 1] == '&' || s[pos - 1] == ':';
-    while (i < s.size() && s[i] == ' ') ++i;
-    if (!boundary || i >= s.size() || s[i] != '=') {
-      pos += 8;
-      continue;
-    }
-    ++i;
-    while (i < s.size() && s[i] == ' ') ++i;
-    std::size_t end = i;
-    if (end < s.size() && s[end] == '\'') {
-      ++end;
-      while (end < s.size() && s[end] != '\'') end += (s[end] == '\\' && end + 1 < s.size()) ? 2 : 1;
-      if (end < s.size()) ++end;
-    } else {
-      while (end < s.size() && s[end] != ' ' && s[end] != '&') ++end;
-    }
-    s.replace(i, end - i, "***");
-    pos = i + 3;
-  }
-  return s;
-}
+std::string redact(const std::string& metadata) { return model::redact_secrets(metadata); }
 
 std::string alias_of(const std::string& metadata) {
   static const int sodium_ready = sodium_init();  // idempotent and thread-safe

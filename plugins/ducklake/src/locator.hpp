@@ -25,6 +25,9 @@ struct Target {
   std::string metadata_schema;  // Postgres schema of the catalog tables; empty: the default
   std::string table;            // scopes the handle only
   std::optional<int64_t> at;    // the snapshot the locator is held at
+  // Not from the locator: the object's options from .tether/secrets.toml, which alone may
+  // give a Postgres catalog credentials (pg_credentials.hpp). The backend fills it.
+  sdk::Json secrets = sdk::Json::object();
 };
 
 // `metadata` (or `uri`) with `ducklake:` prepended when missing.
@@ -38,8 +41,8 @@ Target parse_locator(const sdk::Locator& locator);
 // {metadata[, data_path][, metadata_schema]}: what names the lakehouse (`table`, `at` do not).
 sdk::Json identity_of(const Target& t);
 
-// The metadata with any Postgres password replaced by `***` (keyword `password=` or the
-// password of a postgresql:// URI), for messages and printed addresses.
+// The metadata through model::redact_secrets (a `password=` keyword, the password of a
+// postgresql:// URI, ... become `****`), for messages and printed addresses.
 std::string redact(const std::string& metadata);
 
 // `tether_` + hex BLAKE2b with a 4-byte output over the metadata string.

@@ -5,6 +5,7 @@
 #include <libpq-fe.h>
 
 #include "catalog.hpp"
+#include "pg_credentials.hpp"
 #include "tether/sdk/error.hpp"
 
 namespace tether::ducklake {
@@ -52,13 +53,33 @@ class Result {
 
 class PgCatalog final : public Catalog {
  public:
-  PgCatalog(const std::string& conninfo, const std::string& schema, std::string display)
+  PgCatalog(const std::string& conninfo, const sdk::Json& secrets, const std::string& schema, std::string display)
       : display_(std::move(display)), schema_(schema) {
-    conn_ = PQconnectdb(conninfo.c_str());
+    // The manifest's conninfo, with this machine's credentials only where the user named the
+    // host (pg_credentials.hpp), as explicit keywords that libpq never parses again.
+    PgConnectPlan plan = plan_connection(conninfo, secrets, current_environment());
+    bool timeout = false;
+    for (const auto& [k, v] : plan.params) timeout = timeout || k == "connect_timeout";
+    if (!timeout) plan.params.emplace_back("connect_timeout", "15");
+    std::vector<const char*> keys, values;
+    for (const auto& [k, v] : plan.params) {
+      keys.push_back(k.c_str());
+      values.push_back(v.c_str());
+    }
+    keys.push_back(nullptr);
+    values.push_back(nullptr);
+    conn_ = PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/0);
     if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
       std::string why = first_line(conn_ ? PQerrorMessage(conn_) : "out of memory");
+      const bool asked = conn_ && plan.placeholder_password && PQconnectionUsedPassword(conn_);
       PQfinish(conn_);
       conn_ = nullptr;
+      if (asked)
+        throw sdk::BackendError("cannot connect to the DuckLake catalog " + display_ + ": the server at " + plan.hosts +
+                                " asks for a password, and tether gives the environment's PostgreSQL credentials "
+                                "($PGPASSWORD, $PGPASSFILE, $PGSERVICE, client certificates) only to hosts you named; "
+                                "add a ~/.pgpass line for " + plan.hosts + ", or name it in .tether/secrets.toml "
+                                "([objects.\"<key>\"] hosts = [\"" + plan.hosts + "\"] or password = \"...\")");
       throw sdk::BackendError("cannot connect to the DuckLake catalog " + display_ + ": " + why);
     }
     // Server notices would go to stderr, which is the host's.
@@ -146,8 +167,9 @@ class PgCatalog final : public Catalog {
 
 }  // namespace
 
-std::unique_ptr<Catalog> open_postgres(const std::string& conninfo, const std::string& schema, const std::string& display) {
-  return std::make_unique<PgCatalog>(conninfo, schema, display);
+std::unique_ptr<Catalog> open_postgres(const std::string& conninfo, const sdk::Json& secrets, const std::string& schema,
+                                       const std::string& display) {
+  return std::make_unique<PgCatalog>(conninfo, secrets, schema, display);
 }
 
 }  // namespace tether::ducklake

@@ -100,12 +100,12 @@ TEST_CASE("refused locators say why and what to write instead") {
 
 TEST_CASE("passwords never reach a message or an address") {
   CHECK(redact("ducklake:postgres:dbname=lake password=s3cret host=db") ==
-        "ducklake:postgres:dbname=lake password=*** host=db");
-  CHECK(redact("ducklake:postgres:password = 'a b\\'c' dbname=x") == "ducklake:postgres:password = *** dbname=x");
+        "ducklake:postgres:dbname=lake password=**** host=db");
+  CHECK(redact("ducklake:postgres:password = 'a b\\'c' dbname=x") == "ducklake:postgres:password = **** dbname=x");
   CHECK(redact("ducklake:postgres:postgresql://me:s3cret@db:5432/lake") ==
-        "ducklake:postgres:postgresql://me:***@db:5432/lake");
+        "ducklake:postgres:postgresql://me:****@db:5432/lake");
   CHECK(redact("ducklake:postgres:postgresql://db/lake?user=me&password=s3cret&sslmode=require") ==
-        "ducklake:postgres:postgresql://db/lake?user=me&password=***&sslmode=require");
+        "ducklake:postgres:postgresql://db/lake?user=me&password=****&sslmode=require");
   CHECK(redact("ducklake:postgres:postgres://me@db/lake") == "ducklake:postgres:postgres://me@db/lake");
   CHECK(redact("ducklake:postgres:dbname=passwords") == "ducklake:postgres:dbname=passwords");
   CHECK(redact("ducklake:sqlite:/d/password=x.db") == "ducklake:sqlite:/d/password=x.db");

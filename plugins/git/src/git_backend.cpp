@@ -1,9 +1,12 @@
 #include "git_backend.hpp"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -441,28 +444,99 @@ std::optional<bool> GitBackend::ancestor_of(sdk::Call&, const sdk::AncestorReque
 
 // ---- pins ---------------------------------------------------------------------------------------
 
-GitBackend::PushResult GitBackend::git_push(const Opened& o, const std::vector<std::string>& args) const {
+std::vector<std::string> GitBackend::push_urls(const Opened& o, const std::string& remote) const {
+  std::vector<std::string> urls;
+  guarded([&] {
+    int valid = 0;
+    if (git_remote_name_is_valid(&valid, remote.c_str()) < 0 || !valid) return 0;
+    git_config* raw = nullptr;
+    check(git_repository_config_snapshot(&raw, o.repo.get()), "cannot read the configuration of " + o.target.path);
+    Config cfg(raw);
+    for (const char* key : {".pushurl", ".url"}) {
+      git_config_get_multivar_foreach(
+          cfg.get(), ("remote." + remote + key).c_str(), nullptr,
+          [](const git_config_entry* e, void* out) {
+            if (e->value && *e->value) static_cast<std::vector<std::string>*>(out)->emplace_back(e->value);
+            return 0;
+          },
+          &urls);
+      if (!urls.empty()) break;
+    }
+    return 0;
+  });
+  if (urls.empty()) urls.push_back(remote);
+  return urls;
+}
+
+namespace {
+
+// A bare GIT_DIR of our own in the temporary directory, removed with the object: the push
+// reads its (empty) configuration instead of the object repository's.
+class ScratchGitDir {
+ public:
+  ScratchGitDir() {
+    std::string tmpl = (fs::temp_directory_path() / "tether-push-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw BackendError("cannot make a scratch directory for the push in " + fs::temp_directory_path().string());
+    path_ = tmpl;
+    std::error_code ec;
+    for (const char* d : {"objects", "refs/heads", "refs/tags"}) fs::create_directories(path_ / d, ec);
+    write("HEAD", "ref: refs/heads/tether-push\n");
+    write("config", "[core]\n\trepositoryformatversion = 0\n\tbare = true\n");
+  }
+  ~ScratchGitDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchGitDir(const ScratchGitDir&) = delete;
+  ScratchGitDir& operator=(const ScratchGitDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  void write(const char* name, const char* text) {
+    std::ofstream f(path_ / name, std::ios::binary);
+    f << text;
+    if (!f) throw BackendError("cannot write " + (path_ / name).string());
+  }
+  fs::path path_;
+};
+
+}  // namespace
+
+GitBackend::PushResult GitBackend::git_push(const Opened& o, const std::string& remote, const std::string& refspec) const {
   const char* configured = std::getenv("TETHER_GIT");
-  std::vector<std::string> argv{configured && *configured ? configured : "git",
-                                "-c", "core.fsmonitor=",
-                                "-c", "core.hooksPath=/dev/null",
-                                "-c", "protocol.ext.allow=never",
-                                "-C", o.target.path, "push"};
-  argv.insert(argv.end(), args.begin(), args.end());
+  std::string objects = guarded([&] {
+    git_buf buf = GIT_BUF_INIT;
+    check(git_repository_item_path(&buf, o.repo.get(), GIT_REPOSITORY_ITEM_OBJECTS),
+          "cannot find the object directory of " + o.target.path);
+    std::string p(buf.ptr, buf.size);
+    git_buf_dispose(&buf);
+    return p;
+  });
+  ScratchGitDir scratch;
   vcs::ProcessOptions opts;
   opts.unset_env = {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
                     "GIT_NAMESPACE", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG*"};
-  opts.set_env = {{"GIT_TERMINAL_PROMPT", "0"}};
-  try {
-    auto res = vcs::run_process(argv, opts);
-    std::string msg = res.err;
-    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-    for (auto& c : msg)
-      if (c == '\n') c = ' ';
-    return {res.ok(), msg};
-  } catch (const vcs::ProcessError& e) {
-    return {false, e.what()};
+  opts.set_env = {{"GIT_TERMINAL_PROMPT", "0"}, {"GIT_DIR", scratch.path().string()}, {"GIT_OBJECT_DIRECTORY", objects}};
+  for (const auto& url : push_urls(o, remote)) {
+    // -C: a relative URL means what it meant in the object repository's working tree.
+    std::vector<std::string> argv{configured && *configured ? configured : "git",
+                                  "-c", "core.fsmonitor=",
+                                  "-c", "core.hooksPath=/dev/null",
+                                  "-c", "protocol.ext.allow=never",
+                                  "-C", o.target.path, "push", "--end-of-options", url, refspec};
+    try {
+      auto res = vcs::run_process(argv, opts);
+      if (res.ok()) continue;
+      std::string msg = res.err;
+      while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+      for (auto& c : msg)
+        if (c == '\n') c = ' ';
+      return {false, msg};
+    } catch (const vcs::ProcessError& e) {
+      return {false, e.what()};
+    }
   }
+  return {true, {}};
 }
 
 sdk::Pin GitBackend::pin(sdk::Call&, const sdk::PinRequest& r) {
@@ -493,7 +567,7 @@ sdk::Pin GitBackend::pin(sdk::Call&, const sdk::PinRequest& r) {
     pin.created = true;
   }
   if (remote) {
-    auto res = git_push(o, {"--end-of-options", *remote, name});
+    auto res = git_push(o, *remote, oid_hex(sha) + ":" + name);
     if (!res.ok) {
       if (pin.created)
         if (Reference again = find_reference(o.repo.get(), name)) git_reference_delete(again.get());
@@ -507,7 +581,7 @@ void GitBackend::unpin(sdk::Call&, const sdk::UnpinRequest& r) {
   Opened o = open_target(r.locator);
   std::string name = tag_ref(r.pin.ref);
   if (auto remote = push_remote(o, r.locator)) {
-    auto res = git_push(o, {"--delete", "--end-of-options", *remote, name});
+    auto res = git_push(o, *remote, ":" + name);
     if (!res.ok && res.message.find("remote ref does not exist") == std::string::npos)
       throw BackendError("pin " + r.pin.ref + " was not deleted on " + *remote + ": " + res.message);
   }

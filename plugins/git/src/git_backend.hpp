@@ -97,12 +97,20 @@ class GitBackend : public sdk::Backend<GitBackend> {
   // The in-memory merge of `theirs` into `ours`, and the paths it conflicts in.
   Index merged_index(const Opened& o, const git_oid& ours, const git_oid& theirs, const std::string& base) const;
   static std::vector<std::string> conflict_paths(git_index* index);
-  // Runs `git push ...` in the repository with a clean environment.
+  // Pushes `refspec` (`<sha>:refs/tags/x`, or `:refs/tags/x` to delete) to every URL of
+  // `remote` with a closed configuration: git runs on a scratch GIT_DIR that borrows only the
+  // object repository's objects, so nothing in that repository's own configuration
+  // (receivepack, sshCommand, credential helpers, insteadOf, ...) is read; the system and
+  // global configuration and the user's credential helpers still apply.
   struct PushResult {
     bool ok;
     std::string message;
   };
-  PushResult git_push(const Opened& o, const std::vector<std::string>& args) const;
+  PushResult git_push(const Opened& o, const std::string& remote, const std::string& refspec) const;
+  // The URLs of `remote`: remote.<name>.pushurl (every value), else remote.<name>.url, read
+  // (never run) from the object repository's configuration; a name that is no configured
+  // remote is itself the URL (a `remote` from secrets.toml may be either).
+  std::vector<std::string> push_urls(const Opened& o, const std::string& remote) const;
   // verify only reads refs and objects: it reuses one repository handle per (thread, path)
   // instead of opening the repository for every pin (`verify --all-history` checks thousands
   // of pins in a handful of repositories). libgit2 re-reads loose refs and a changed

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "tether/model/redact.hpp"
 #include "tether/sdk/error.hpp"
 
 namespace tether::neon {
@@ -54,6 +55,16 @@ Json identity_of(const Target& t) { return Json{{"project_id", t.project_id}, {"
 
 std::string scope_of(const Target& t) { return "neon:" + t.project_id; }
 
+bool is_lsn(std::string_view s) {
+  auto slash = s.find('/');
+  if (slash == std::string_view::npos) return false;
+  auto hex = [](std::string_view part) {
+    return !part.empty() && part.size() <= 8 &&
+           std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
+  };
+  return hex(s.substr(0, slash)) && hex(s.substr(slash + 1));
+}
+
 StateView parse_state(const sdk::State& state) {
   StateView v;
   auto get = [&](const char* key) -> std::optional<std::string> {
@@ -67,6 +78,11 @@ StateView parse_state(const sdk::State& state) {
   auto lsn = get("lsn");
   auto branch = get("branch");
   if (!lsn || !branch) throw BackendError("not a neon state (it needs 'lsn' and 'branch'): " + state.dump());
+  // The LSN goes into API requests and the URI `open` prints: PostgreSQL's `X/X` (hex, up to
+  // 8 digits each side) and nothing else, whatever a committed manifest says.
+  if (!is_lsn(*lsn))
+    throw BackendError("neon state 'lsn' " + Json(*lsn).dump() + " is not a PostgreSQL LSN (X/X in hex); the manifest "
+                       "was edited by hand or comes from a hostile clone -- restore it from history");
   v.lsn = *lsn;
   v.branch = *branch;
   v.commit_xid = get("commit_xid").value_or("");
@@ -153,27 +169,7 @@ bool has_password(const std::string& uri) {
   return u.colon != std::string::npos && u.colon + 1 < u.at;
 }
 
-std::string redact_password(const std::string& uri) {
-  std::string out = uri;
-  Userinfo u = find_userinfo(out);
-  if (u.colon != std::string::npos) out = out.substr(0, u.colon + 1) + "****" + out.substr(u.at);
-  // password=... as a query parameter (libpq accepts it there too).
-  auto q = out.find('?');
-  while (q != std::string::npos) {
-    auto p = out.find("password=", q);
-    if (p == std::string::npos) break;
-    if (out[p - 1] != '?' && out[p - 1] != '&') {
-      q = p + 1;
-      continue;
-    }
-    auto v = p + 9;
-    auto e = out.find_first_of("&#", v);
-    if (e == std::string::npos) e = out.size();
-    out = out.substr(0, v) + "****" + out.substr(e);
-    q = v + 4;
-  }
-  return out;
-}
+std::string redact_password(const std::string& uri) { return model::redact_secrets(uri); }
 
 std::string url_encode(const std::string& s) {
   static const char* hex = "0123456789ABCDEF";

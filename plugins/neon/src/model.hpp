@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tether/sdk/types.hpp"
@@ -37,7 +38,9 @@ struct StateView {
   // The branch on which the LSN is meaningful: timeline, else branch.
   const std::string& timeline_branch() const { return timeline ? *timeline : branch; }
 };
-// BackendError when `lsn` or `branch` is missing (not a neon state).
+// PostgreSQL's LSN text: `X/X`, 1 to 8 hex digits each side.
+bool is_lsn(std::string_view s);
+// BackendError when `lsn` or `branch` is missing (not a neon state), or `lsn` is no LSN.
 StateView parse_state(const sdk::State& state);
 // `timeline` only when it differs from the lineage `branch`.
 sdk::State make_state(const std::string& lsn, const std::string& commit_xid, const std::string& lineage,
@@ -68,8 +71,8 @@ struct RetryPolicy {
   std::optional<double> delay(long status, std::size_t attempt, const std::optional<std::string>& retry_after) const;
 };
 
-// A postgres URI with its password replaced by `****` (userinfo and a `password=` query
-// parameter both); anything else unchanged.
+// The URI through model::redact_secrets: the userinfo password and credential query
+// parameters become `****`.
 std::string redact_password(const std::string& uri);
 // Whether the URI's userinfo carries a password.
 bool has_password(const std::string& uri);

@@ -317,6 +317,7 @@ Json NeonBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
       // Time travel: vanilla PostgreSQL refuses this startup option; Neon computes read it.
       StateView s = parse_state(r.target.state);
       Branch b = c.api.require(s.timeline_branch());
+      // s.lsn is X/X hex (parse_state checked it), so it cannot add parameters to the URI.
       std::string uri = add_query(uri_for(c.api, c.t, b, "read_only"), "options=neon_lsn:" + s.lsn);
       return handle(b.name, true, b.name, uri, r.with_password);
     }

@@ -65,6 +65,11 @@ TEST_CASE("state: timeline only when it differs from the lineage; parse reads it
   CHECK(v.timeline_branch() == "tether.ws.ab12cd34.x");
   CHECK(parse_state(Json{{"lsn", "0/1"}, {"branch", "main"}}).timeline_branch() == "main");
   CHECK_THROWS_WITH(parse_state(Json{{"sha", "abc"}}), doctest::Contains("not a neon state"));
+  // A committed LSN is checked before it reaches a URI or an API request.
+  for (const char* bad : {"0/A42B78&host=evil&port=5433", "0/", "/1", "0/1 ", "g/1", "0/123456789", "0/1?x", "01"})
+    CHECK_THROWS_WITH(parse_state(Json{{"lsn", bad}, {"branch", "main"}}), doctest::Contains("is not a PostgreSQL LSN"));
+  CHECK(is_lsn("0/16B3748"));
+  CHECK(is_lsn("FFFFFFFF/ffffffff"));
 }
 
 TEST_CASE("lineage: the source name when the branch or an ancestor has it, else the branch's own") {
@@ -112,7 +117,7 @@ TEST_CASE("redaction: the userinfo password and a password= parameter become ***
   CHECK(redact_password("postgresql://app@h/db") == "postgresql://app@h/db");
   CHECK(redact_password("postgresql://h/db?user=u&password=x&sslmode=require") ==
         "postgresql://h/db?user=u&password=****&sslmode=require");
-  CHECK(redact_password("postgresql://h/db?mypassword=x") == "postgresql://h/db?mypassword=x");
+  CHECK(redact_password("postgresql://h/db?password2=x") == "postgresql://h/db?password2=x");
   CHECK(has_password("postgresql://a:b@h/db"));
   CHECK_FALSE(has_password("postgresql://a@h/db"));
   CHECK_FALSE(has_password("postgresql://h/db"));

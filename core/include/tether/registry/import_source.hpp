@@ -25,6 +25,7 @@ namespace tether::registry {
 
 // True for a PostgreSQL DSN or any path not ending in .csv, .jsonl or .ndjson.
 bool is_sql_source(const std::string& source);
+// postgresql:// and postgres:// URIs, and key=value DSNs libpq reads that name no file.
 bool is_postgres_dsn(const std::string& source);
 
 // One JSON object per row: column name -> string, number, bool or null; a PostgreSQL json or

@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "tether/registry/postgres.hpp"
 #include "tether/registry/registry.hpp"
 
 namespace tether::registry {
