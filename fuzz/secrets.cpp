@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)s.import_query();
     for (const char* kind : {"file", "git", "icechunk", "ducklake", "neon"}) (void)s.backend(kind);
     (void)s.uris();
-    for (const auto& [key, options] : s.objects().items()) (void)s.object(key);
+    const auto objects = s.objects();
+    for (const auto& [key, options] : objects.items()) (void)s.object(key);
   } catch (const ConfigError&) {
   }
   return 0;
