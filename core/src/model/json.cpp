@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/utf8.hpp"
+#include "tether/errors.hpp"
 
 namespace tether::model {
 namespace {
@@ -213,6 +214,19 @@ std::string python_float_repr(double v) {
     out += ebuf;
   }
   return out;
+}
+
+std::optional<Json> try_parse_json(std::string_view text, const JsonLimits& limits, std::string* why) {
+  return sdk::parse_json_bounded(text, limits.max_bytes, why, limits.max_depth);
+}
+
+Json parse_json(std::string_view text, const std::string& source, const JsonLimits& limits) {
+  std::string why;
+  if (auto j = try_parse_json(text, limits, &why)) return std::move(*j);
+  // nlohmann's messages can run over lines (they quote the input); errors are one line.
+  for (char& c : why)
+    if (c == '\n' || c == '\r') c = ' ';
+  throw ConfigError(source + ": " + why + "; fix or remove it");
 }
 
 void append_json_string(std::string& out, std::string_view text) { write_string(out, text, false); }

@@ -3,15 +3,208 @@
 #include "tether/model/toml.hpp"
 
 #include <cstdio>
+#include <cstring>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 #include <toml++/toml.h>
 
 #include "tether/errors.hpp"
 #include "tether/model/json.hpp"
+#include "tether/model/limits.hpp"
 
 namespace tether::model {
 namespace {
+
+// How deeply a TOML text nests, found without parsing it: toml++ and everything after it
+// recurse once per level, and a header `[a.a.a...]` with 20,000 segments overflows the stack.
+// Levels as written: the document is 1; a header adds one per key segment (and `[[...]]` one
+// more for its array); a dotted key adds one per segment but the last; an inline table or
+// array adds one. (An array of tables named again by a later header adds a level the scan does
+// not see, so the real depth can be up to twice the written one: still far inside the stack.)
+// Strings of all four kinds and comments are skipped, so brackets and dots inside them do not
+// count. On text that is not TOML the scan may lose its place, but only after the first
+// syntax error, and toml++ stops there.
+class TomlDepthScan {
+ public:
+  TomlDepthScan(std::string_view text, std::size_t max_depth) : s_(text), max_(max_depth) {}
+
+  // The 1-based line where the text first nests deeper than the limit; nullopt if it never does.
+  std::optional<std::size_t> run() {
+    std::size_t table_depth = 1;
+    while (true) {
+      skip_space(/*newlines=*/true);
+      if (i_ >= s_.size()) return std::nullopt;
+      if (s_[i_] == '[') {
+        const bool array = i_ + 1 < s_.size() && s_[i_ + 1] == '[';
+        i_ += array ? 2 : 1;
+        table_depth = 1 + key() + (array ? 1 : 0);
+        if (table_depth > max_) return line_;
+        for (int closing = array ? 2 : 1; closing > 0 && i_ < s_.size() && s_[i_] == ']'; --closing) ++i_;
+        continue;  // anything after the header on its line is scanned like a statement
+      } else {
+        const std::size_t start = i_;
+        const std::size_t segments = key();
+        skip_space(false);
+        if (i_ < s_.size() && s_[i_] == '=') {
+          ++i_;
+          const std::size_t base = table_depth + segments - 1;  // the table the value lands in
+          if (base > max_ || !value(base)) return line_;
+        } else if (i_ == start) {
+          ++i_;  // not a key: a syntax error toml++ reports; keep moving
+        }
+      }
+      // The rest of the line holds a comment or an error; neither can nest.
+      while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+    }
+  }
+
+ private:
+  void skip_space(bool newlines) {
+    while (i_ < s_.size()) {
+      const char c = s_[i_];
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++i_;
+      } else if (c == '\n' && newlines) {
+        ++line_;
+        ++i_;
+      } else if (c == '#') {
+        while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+      } else {
+        break;
+      }
+    }
+  }
+
+  bool starts(std::string_view what) const { return s_.substr(i_, what.size()) == what; }
+
+  // Past a string of any of the four kinds; `i_` is at its opening quote.
+  void skip_string() {
+    const char q = s_[i_];
+    const bool basic = q == '"';
+    const std::string_view triple = basic ? std::string_view("\"\"\"") : std::string_view("'''");
+    if (starts(triple)) {
+      i_ += 3;
+      while (i_ < s_.size()) {
+        if (basic && s_[i_] == '\\') {
+          if (i_ + 1 < s_.size() && s_[i_ + 1] == '\n') ++line_;
+          i_ += 2;
+        } else if (starts(triple)) {
+          // Up to two more quotes right before the closing three belong to the string.
+          std::size_t extra = 0;
+          while (extra < 2 && i_ + 3 < s_.size() && s_[i_ + 3] == q) ++i_, ++extra;
+          i_ += 3;
+          return;
+        } else {
+          if (s_[i_] == '\n') ++line_;
+          ++i_;
+        }
+      }
+      return;
+    }
+    ++i_;
+    while (i_ < s_.size() && s_[i_] != '\n') {
+      if (basic && s_[i_] == '\\') {
+        i_ += 2;
+        continue;
+      }
+      if (s_[i_++] == q) return;
+    }
+  }
+
+  static bool bare(char c) {
+    // Everything that cannot end a key segment; generous on purpose (unicode bare keys).
+    switch (c) {
+      case ' ': case '\t': case '\r': case '\n': case '.': case '=': case '[': case ']':
+      case '{': case '}': case ',': case '#': case '"': case '\'':
+        return false;
+      default:
+        return true;
+    }
+  }
+
+  // Past a (dotted) key; the number of its segments.
+  std::size_t key() {
+    std::size_t segments = 1;
+    while (i_ < s_.size()) {
+      skip_space(false);
+      if (i_ >= s_.size()) break;
+      if (s_[i_] == '"' || s_[i_] == '\'') skip_string();
+      else
+        while (i_ < s_.size() && bare(s_[i_])) ++i_;
+      skip_space(false);
+      if (i_ >= s_.size() || s_[i_] != '.') break;
+      ++i_;
+      ++segments;
+    }
+    return segments;
+  }
+
+  // Past one value whose containers would start at `base + 1`; false when one nests deeper than
+  // the limit. Iterative: the scan must not recurse on the input it protects against.
+  bool value(std::size_t base) {
+    struct Open {
+      char kind;  // '[' or '{'
+      std::size_t depth;
+    };
+    std::vector<Open> open;
+    enum { kValue, kKey, kAfter } state = kValue;
+    std::size_t value_base = base;
+    while (true) {
+      skip_space(/*newlines=*/!open.empty());
+      if (i_ >= s_.size()) return true;
+      const char c = s_[i_];
+      if (c == ']' || c == '}') {  // closes a container (also an empty one, or after a trailing comma)
+        if (open.empty()) return true;
+        open.pop_back();
+        ++i_;
+        state = kAfter;
+        continue;
+      }
+      if (state == kValue) {
+        if (c == '[' || c == '{') {
+          const std::size_t depth = value_base + 1;
+          if (depth > max_) return false;
+          open.push_back({c, depth});
+          ++i_;
+          state = c == '{' ? kKey : kValue;
+          value_base = depth;
+        } else if (c == '"' || c == '\'') {
+          skip_string();
+          state = kAfter;
+        } else {
+          // A number, boolean, date or time: up to the next separator. A space inside a
+          // date-time stops it early; the rest is skipped as kAfter noise.
+          const std::size_t start = i_;
+          while (i_ < s_.size() && !std::strchr(",]}#= \t\r\n", s_[i_])) ++i_;
+          if (i_ == start) ++i_;
+          state = kAfter;
+        }
+      } else if (state == kKey) {
+        const std::size_t start = i_;
+        const std::size_t segments = key();
+        skip_space(false);
+        if (i_ < s_.size() && s_[i_] == '=') ++i_;
+        else if (i_ == start) ++i_;
+        value_base = open.back().depth + segments - 1;
+        if (value_base > max_) return false;
+        state = kValue;
+      } else {  // kAfter
+        if (open.empty()) return true;
+        ++i_;
+        if (c == ',') {
+          state = open.back().kind == '{' ? kKey : kValue;
+          value_base = open.back().depth;
+        }
+      }
+    }
+  }
+
+  std::string_view s_;
+  std::size_t max_;
+  std::size_t i_ = 0, line_ = 1;
+};
 
 Json node_to_json(const toml::node& node);
 
@@ -152,6 +345,13 @@ void write_table(std::string& out, const std::string& header, const OrderedJson&
 }  // namespace
 
 Json parse_toml(std::string_view text, const std::string& source, bool redact) {
+  // Both limits before toml++ sees a byte: its parser and our conversion recurse per level.
+  if (text.size() > kMaxDocumentBytes)
+    throw ConfigError(source + ": " + std::to_string(text.size()) + " bytes, more than the " +
+                      std::to_string(kMaxDocumentBytes) + "-byte limit for a TOML file; fix or remove it");
+  if (auto line = TomlDepthScan(text, kMaxNesting).run())
+    throw ConfigError(source + ":" + std::to_string(*line) + ": nesting deeper than " + std::to_string(kMaxNesting) +
+                      " levels; fix or remove it");
   try {
     toml::table t = toml::parse(text, source);
     return table_to_json(t);

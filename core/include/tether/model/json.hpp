@@ -3,15 +3,31 @@
 // pretty_json is the `--json` CLI output (Python's json.dumps(indent=2)).
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "tether/model/limits.hpp"
+
 namespace tether::model {
 
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
+
+// The one way tether parses JSON it did not just produce (docs/security.md, "Parsers"): the
+// text is checked against the limits before nlohmann sees it.
+struct JsonLimits {
+  std::size_t max_bytes = kMaxDocumentBytes;
+  std::size_t max_depth = kMaxNesting;
+};
+// Throws ConfigError `<source>: <why>; <way out>` for text over a limit or not valid JSON.
+Json parse_json(std::string_view text, const std::string& source, const JsonLimits& limits = {});
+// nullopt for text over a limit or not valid JSON, the reason in `why`: for readers that skip
+// bad records (the op log) or fall back to the raw text.
+std::optional<Json> try_parse_json(std::string_view text, const JsonLimits& limits = {}, std::string* why = nullptr);
 
 // Python json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":")), UTF-8.
 // Keys are sorted by UTF-8 bytes (= code points); floats are Python repr; strings escape only

@@ -25,6 +25,7 @@
 
 #include "tether/backend.h"
 #include "tether/sdk/error.hpp"
+#include "tether/sdk/json_limits.hpp"
 #include "tether/sdk/types.hpp"
 
 namespace tether::sdk {
@@ -73,7 +74,12 @@ template <class Req, class Fn>
 tether_status run(tether_call* call, const char* request, size_t len, Fn&& fn) noexcept {
   Req req;
   try {
-    Json j = Json::parse(request, request + len);
+    // The host builds requests from manifests and plans it read under the same limits.
+    std::string why;
+    auto parsed = parse_json_bounded(std::string_view(request ? request : "", request ? len : 0), kMaxJsonMessageBytes,
+                                     &why, kMaxJsonWrappedNesting);
+    if (!parsed) return fail(call, TETHER_E_INVALID_ARGUMENT, "invalid request: " + why, nullptr);
+    const Json& j = *parsed;
     if (!j.is_object()) return fail(call, TETHER_E_INVALID_ARGUMENT, "request is not a JSON object", nullptr);
     req = j.get<Req>();
   } catch (const std::bad_alloc&) {
@@ -263,7 +269,11 @@ namespace detail {
 template <class D>
 tether_status create_instance(tether_call* call, const char* config, size_t len, tether_backend** out) noexcept {
   try {
-    Json cfg = (config && len) ? Json::parse(config, config + len) : Json::object();
+    std::string why;
+    auto parsed = (config && len) ? parse_json_bounded(std::string_view(config, len), kMaxJsonMessageBytes, &why)
+                                  : std::optional<Json>(Json::object());
+    if (!parsed) return fail(call, TETHER_E_INVALID_ARGUMENT, "invalid config: " + why, nullptr);
+    const Json& cfg = *parsed;
     if (!cfg.is_object()) return fail(call, TETHER_E_INVALID_ARGUMENT, "config is not a JSON object", nullptr);
     auto* inst = new Instance{new D(cfg)};
     *out = reinterpret_cast<tether_backend*>(inst);
