@@ -9,6 +9,7 @@
 
 #include "json_ascii.hpp"
 #include "tether/sdk/error.hpp"
+#include "tether/sdk/json_limits.hpp"
 
 namespace tether::file {
 
@@ -50,7 +51,11 @@ std::vector<std::pair<std::string, ListedFile>> parse_listing(const std::string&
     start = end + 1;
     if (line.find_first_not_of(" \t\r\f\v") == std::string_view::npos) continue;
     try {
-      sdk::Json row = sdk::Json::parse(line);
+      // A listing line is one small row: bounded like every JSON tether reads from a store.
+      std::string why;
+      auto parsed = sdk::parse_json_bounded(line, sdk::kMaxJsonDocumentBytes, &why);
+      if (!parsed) throw sdk::BackendError(why);
+      const sdk::Json& row = *parsed;
       ListedFile f;
       const auto& k = row.at("k");  // Python: str(row.get("k", ""))
       f.token = k.is_string() ? k.get<std::string>() : k.dump();

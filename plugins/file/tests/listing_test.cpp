@@ -142,4 +142,14 @@ TEST_CASE("sizes from a clone's states and listings cannot overflow (fuzz/corpus
   CHECK(removed.entries[0].detail == "+8388608.0 TiB");
 }
 
+TEST_CASE("a listing line nested past the JSON limit is a corrupt listing (fuzz/corpus/listing)") {
+  std::string deep = "{\"p\":\"a\",\"k\":" + std::string(200000, '[') + std::string(200000, ']') + ",\"s\":1}\n";
+  try {
+    parse_listing(deep, "a");
+    FAIL("no error");
+  } catch (const sdk::BackendError& e) {
+    CHECK(std::string(e.what()) == "corrupt listing for side a at line 1: nesting deeper than 128 levels");
+  }
+}
+
 }  // namespace tether::file::test
