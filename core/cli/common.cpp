@@ -15,6 +15,7 @@ namespace tether::cli {
 std::unique_ptr<engine::Repo> open_repo() {
   auto repo = engine::Repo::open(std::filesystem::current_path());
   for (const auto& w : repo->warnings()) warning(w);
+  repo->on_warning([](const std::string& w) { warning(w); });
   return repo;
 }
 

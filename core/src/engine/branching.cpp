@@ -233,12 +233,12 @@ void Repo::check_preconditions(const Plan& plan) {
     } else if (pc.kind == "config_version") {
       if (pc.expected != config_.version) observed = std::to_string(config_.version);
     } else if (pc.kind == "op_not_undone") {  // the op log entry `expected` is there and not undone
-      auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+      auto entries = read_ops();
       auto it = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return pc.expected == e.id; });
       if (it == entries.end()) observed = "gone from the op log";
       else if (it->undone_by.is_string()) observed = "undone by " + it->undone_by.get<std::string>();
     } else if (pc.kind == "op_log_head") {  // the op log's newest entry is still `expected`
-      auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+      auto entries = read_ops();
       if (entries.empty()) observed = "none";
       else if (pc.expected != entries.back().id) observed = entries.back().id + " (" + entries.back().command + ")";
     } else if (pc.kind == "no_new_holders") {

@@ -293,14 +293,12 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
         std::string_view line(text->data() + start, end - start);
         start = end + 1;
         if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-        Json e;
-        try {
-          e = Json::parse(line);
-        } catch (const std::exception& ex) {
-          throw TetherError(".tether/listings/" + name + ": not a listing line: " + ex.what());
-        }
+        std::string why;
+        auto parsed = model::try_parse_json(line, {}, &why);  // a listing line is one small document
+        if (!parsed) throw TetherError(".tether/listings/" + name + ": not a listing line: " + why);
+        Json e = std::move(*parsed);
         if (!e.is_object()) throw TetherError(".tether/listings/" + name + ": a listing line is not a JSON object");
-        std::string path = e.value("p", std::string());
+        std::string path = str_of(e, "p");
         std::string token = e.contains("k") && e["k"].is_string() ? e["k"].get<std::string>() : std::string();
         std::int64_t size = e.contains("s") && e["s"].is_number_integer() ? e["s"].get<std::int64_t>() : 0;
         t_entries.add_row({b.text(name), b.text(path), token.empty() ? Cell::null() : b.text(token), Cell::integer(size)});

@@ -172,10 +172,10 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
   std::vector<Checkout> others;
   fs::path mine = fs::weakly_canonical(vcs_->root(), ec);
   std::set<std::string> inflight, created_here;
-  auto read_ops = [&](const fs::path& dir) {
+  auto scan_ops = [&](const fs::path& dir) {
     std::vector<OpEntry> entries;
     try {
-      entries = OpLog(dir / ".tether" / "ops.jsonl").read();
+      entries = read_ops(dir / ".tether" / "ops.jsonl");
     } catch (const std::exception& e) {
       note("cannot read " + (dir / ".tether" / "ops.jsonl").string() + ": " + e.what());
     }
@@ -186,10 +186,10 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
         auto id = model::pin_id_of_ref(ref->get<std::string>());
         if (!id) continue;
         if (e.incomplete()) inflight.insert(*id);
-        if (p.value("created", false)) created_here.insert(*id);
+        if (auto c = p.find("created"); c != p.end() && c->is_boolean() && c->get<bool>()) created_here.insert(*id);
       }
   };
-  read_ops(root_);
+  scan_ops(root_);
   for (const auto& r : vcs_->workspace_roots()) {
     fs::path c = fs::weakly_canonical(r, ec);
     if (c == mine) continue;
@@ -221,7 +221,7 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
       }
     }
     ec.clear();
-    read_ops(dir);
+    scan_ops(dir);
     others.push_back(std::move(co));
   }
 

@@ -110,11 +110,13 @@ Plan Repo::plan_import(const std::vector<Json>& rows, bool sync, const std::file
         std::string text = strip(it->get<std::string>());
         if (text.empty()) parsed = nullptr;
         else {
-          try {
-            parsed = Json::parse(text);
-          } catch (const Json::exception&) {
+          // It becomes a manifest's locator: the limits of one document.
+          std::string why;
+          auto j = model::try_parse_json(text, {}, &why);
+          if (!j && why.rfind("not valid JSON", 0) == 0)
             throw ConfigError("locator_json for " + model::py_repr(s.key) + " is not valid JSON: " + model::py_repr(text));
-          }
+          if (!j) throw ConfigError("locator_json for " + model::py_repr(s.key) + ": " + why + "; fix the import source");
+          parsed = std::move(*j);
         }
       }
       if (!parsed.is_null() && !parsed.is_object())

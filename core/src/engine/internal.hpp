@@ -36,6 +36,13 @@ void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::string
 // Manifests from files read out of the VCS (`path relative to objects/` -> text).
 std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::FileMap& files, const std::string& commit);
 
+// Typed reads of JSON tether wrote but someone may have edited since (op-log records, their
+// result and pre): a missing key or a value of another type gives the empty value instead of
+// a json exception.
+std::string str_of(const Json& j, const char* key);
+bool bool_of(const Json& j, const char* key);
+std::vector<std::string> strings_of(const Json& j, const char* key);  // the strings of an array
+
 // One operation as the log tells it, its done mark and progress records folded in (§6.2).
 struct OpEntry {
   std::string id, at, command;
@@ -62,9 +69,13 @@ class OpLog {
   void end(const std::string& id, const Json& result);
   // The done mark of an undo: also marks `target` as undone by `id`.
   void end_undo(const std::string& id, const Json& result, const std::string& target);
-  // Every entry, oldest first. Blank and undecodable (torn) lines are skipped; a missing
-  // file is an empty log.
-  std::vector<OpEntry> read() const;
+  // Every entry, oldest first; a missing file is an empty log. Blank lines are skipped; so are
+  // malformed ones (torn, not JSON within the limits of model/limits.hpp, or a field of the
+  // wrong type), their 1-based numbers added to `skipped`. Read through Repo::read_ops, which
+  // warns about them.
+  std::vector<OpEntry> read(std::vector<std::size_t>* skipped = nullptr) const;
+  // `<shown>: skipped N malformed line(s) (line 7); ...`
+  static std::string skipped_warning(const std::string& shown, const std::vector<std::size_t>& lines);
   const std::filesystem::path& path() const { return path_; }
 
  private:

@@ -13,11 +13,6 @@ namespace tether::engine {
 
 namespace {
 
-std::string str_of(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // Keys of an object, or the strings of an array.
 std::vector<std::string> names_of(const Json& j) {
   std::vector<std::string> out;
@@ -41,7 +36,7 @@ std::string plural(std::size_t n, const std::string& what) {
 }
 
 std::string summary_commit(const Json& r) {
-  if (r.contains("failed")) return "failed" + std::string(r.value("rolled_back", false) ? ", rolled back" : "") + ": " +
+  if (r.contains("failed")) return "failed" + std::string(bool_of(r, "rolled_back") ? ", rolled back" : "") + ": " +
                                    str_of(r, "failed");
   std::vector<std::string> pinned, recorded, parts;
   if (auto p = r.find("pinned"); p != r.end() && p->is_object())
@@ -161,7 +156,7 @@ std::string op_summary(const OpEntry& e) {
 }
 
 std::vector<OpsEntry> Repo::ops(std::size_t limit) {
-  auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+  auto entries = read_ops();
   std::set<std::string> gone;
   for (const auto& d : vcs_drift()) gone.insert(d.op);
   std::vector<OpsEntry> out;
@@ -182,7 +177,7 @@ std::vector<OpsEntry> Repo::ops(std::size_t limit) {
 }
 
 std::vector<VcsDrift> Repo::vcs_drift() const {
-  auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+  auto entries = read_ops();
   // Commits that abandon (or upgrade) rewrote, and those abandon and drop removed on purpose.
   std::map<std::string, std::string> alias;
   std::set<std::string> removed;

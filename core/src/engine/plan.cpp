@@ -5,6 +5,8 @@
 
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/limits.hpp"
 #include "tether/vcs/vcs.hpp"
 
 namespace tether::engine {
@@ -140,16 +142,24 @@ Plan read_plan_file(const std::filesystem::path& path, const std::string& expect
                     const std::vector<std::string>& required) {
   std::string text;
   try {
+    // Refuse an oversized file before reading it whole.
+    std::error_code ec;
+    if (auto size = std::filesystem::file_size(path, ec); !ec && size > model::kMaxPlanBytes)
+      throw TetherError(std::to_string(size) + " bytes, more than the " + std::to_string(model::kMaxPlanBytes) +
+                        "-byte limit for a plan");
     text = model::read_file(path);
   } catch (const std::exception& e) {
     throw ConfigError("invalid plan: cannot read " + path.string() + ": " + e.what());
   }
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::exception& e) {
-    throw ConfigError("invalid plan: " + path.string() + " is not JSON (" + e.what() + ")");
+  // Plans wrap states read under kMaxNesting: they get the headroom of wrapped records.
+  std::string why;
+  auto parsed = model::try_parse_json(text, {model::kMaxPlanBytes, model::kMaxWrappedNesting}, &why);
+  if (!parsed) {
+    for (char& c : why)
+      if (c == '\n' || c == '\r') c = ' ';
+    throw ConfigError("invalid plan: " + path.string() + ": " + why + "; make the plan again with --plan");
   }
+  const Json& j = *parsed;
   return plan_from_json(j, expected_command, required, path.string());
 }
 

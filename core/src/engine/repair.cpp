@@ -37,7 +37,8 @@ std::string message_of(const std::exception_ptr& error) {
 std::string incomplete_note(const OpEntry& e) {
   std::vector<std::string> done;
   for (const auto& p : e.progress) {
-    std::string item = p.value("action", std::string("?"));
+    std::string item = str_of(p, "action");
+    if (item.empty()) item = "?";
     for (const char* k : {"key", "target", "ref", "commit"})
       if (auto it = p.find(k); it != p.end() && it->is_string()) {
         item += " " + it->get<std::string>();
@@ -78,7 +79,7 @@ Plan Repo::plan_repair(const RepairOptions& opt) {
   plan.preconditions.push_back({"history_digest", vcs_->history_digest(), "", Json::object(),
                                 "VCS history changed since the plan was made; re-run the plan"});
 
-  for (const auto& e : OpLog(tether_dir() / "ops.jsonl").read())
+  for (const auto& e : read_ops())
     if (e.incomplete()) plan.notes.push_back(incomplete_note(e));
 
   // Pins the manifests name: the working tree's, then (--all-history) every commit's.

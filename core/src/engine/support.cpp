@@ -15,6 +15,8 @@
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/hash.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/limits.hpp"
 #include "tether/model/toml.hpp"
 
 namespace fs = std::filesystem;
@@ -24,6 +26,24 @@ namespace tether::engine {
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string str_of(const Json& j, const char* key) {
+  auto it = j.find(key);  // find() on a non-object is end()
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool bool_of(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::vector<std::string> strings_of(const Json& j, const char* key) {
+  std::vector<std::string> out;
+  if (auto it = j.find(key); it != j.end() && it->is_array())
+    for (const auto& v : *it)
+      if (v.is_string()) out.push_back(v.get<std::string>());
   return out;
 }
 
@@ -133,7 +153,67 @@ Json OpEntry::to_json() const {
               {"status", status}, {"parent", parent}, {"progress", progress}};
 }
 
-std::vector<OpEntry> OpLog::read() const {
+namespace {
+
+// Calls `fn(line_no, line)` for every line of `in`, `line` null for one longer than
+// `max_bytes`: such a line is skipped without ever being held whole in memory.
+template <class Fn>
+void for_each_line(std::istream& in, std::size_t max_bytes, Fn&& fn) {
+  std::string line;
+  bool overlong = false;
+  std::size_t line_no = 0;
+  std::vector<char> buf(std::size_t{1} << 16);
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    std::string_view chunk(buf.data(), static_cast<std::size_t>(in.gcount()));
+    while (!chunk.empty()) {
+      const auto nl = chunk.find('\n');
+      const auto part = chunk.substr(0, nl);
+      if (!overlong && line.size() + part.size() > max_bytes) {
+        overlong = true;
+        std::string().swap(line);
+      }
+      if (!overlong) line.append(part);
+      if (nl == std::string_view::npos) break;
+      fn(++line_no, overlong ? nullptr : &line);
+      line.clear();
+      overlong = false;
+      chunk.remove_prefix(nl + 1);
+    }
+  }
+  if (!line.empty() || overlong) fn(++line_no, overlong ? nullptr : &line);
+}
+
+// The fields of an op-log record have the types OpLog writes, or the record is malformed:
+// what reads an OpEntry may then rely on them (result and pre objects, the ids strings).
+bool absent_or(const Json& j, const char* key, bool (Json::*is)() const noexcept) {
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() || ((*it).*is)();
+}
+bool string_field(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() && !it->get_ref<const std::string&>().empty();
+}
+bool well_typed_entry(const Json& j) {
+  if (!string_field(j, "id") || !string_field(j, "command")) return false;
+  for (const char* k : {"at", "status", "undoes", "undone_by", "parent"})
+    if (!absent_or(j, k, &Json::is_string)) return false;
+  for (const char* k : {"plan", "result", "pre"})
+    if (!absent_or(j, k, &Json::is_object)) return false;
+  if (auto p = j.find("progress"); p != j.end() && !p->is_null()) {
+    if (!p->is_array()) return false;
+    for (const auto& r : *p)
+      if (!r.is_object()) return false;
+  }
+  return true;
+}
+bool well_typed_done(const Json& j) {
+  return string_field(j, "done") && absent_or(j, "result", &Json::is_object) && absent_or(j, "pre", &Json::is_object) &&
+         absent_or(j, "undone", &Json::is_string) && absent_or(j, "by", &Json::is_string);
+}
+
+}  // namespace
+
+std::vector<OpEntry> OpLog::read(std::vector<std::size_t>* skipped) const {
   std::vector<OpEntry> entries;
   std::error_code ec;
   if (!fs::exists(path_, ec)) return entries;
@@ -147,44 +227,65 @@ std::vector<OpEntry> OpLog::read() const {
   auto mark_undone = [&](const std::string& target, const Json& by) {
     if (auto t = by_id.find(target); t != by_id.end()) entries[t->second].undone_by = by;
   };
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object()) continue;  // torn or foreign: skipped
+  // A line that is not JSON within the limits, or whose fields have the wrong types, is
+  // skipped and reported; the rest of the log still counts (undo and repair must keep working).
+  auto malformed = [&](std::size_t line_no) {
+    if (skipped) skipped->push_back(line_no);
+  };
+  for_each_line(in, model::kMaxRecordBytes, [&](std::size_t line_no, const std::string* line) {
+    if (!line) return malformed(line_no);
+    if (line->find_first_not_of(" \t\r") == std::string::npos) return;
+    auto parsed = model::try_parse_json(*line, {model::kMaxRecordBytes, model::kMaxWrappedNesting});
+    if (!parsed || !parsed->is_object()) return malformed(line_no);
+    const Json& j = *parsed;
     if (j.contains("id") && j.contains("command")) {
+      if (!well_typed_entry(j)) return malformed(line_no);
       OpEntry e;
       e.id = str(j, "id");
       e.at = str(j, "at");
       e.command = str(j, "command");
-      e.status = j.value("status", std::string("started")) == "done" ? "done" : "started";
+      e.status = str(j, "status") == "done" ? "done" : "started";
       e.plan = j.value("plan", Json(nullptr));
       if (auto r = j.find("result"); r != j.end() && r->is_object()) e.result = *r;
       if (auto p = j.find("pre"); p != j.end() && p->is_object()) e.pre = *p;
       e.undoes = j.value("undoes", Json(nullptr));
       e.undone_by = j.value("undone_by", Json(nullptr));
       e.parent = j.value("parent", Json(nullptr));
+      if (auto p = j.find("progress"); p != j.end() && p->is_array()) e.progress = *p;
       by_id[e.id] = entries.size();
       entries.push_back(std::move(e));
     } else if (j.contains("done")) {
+      if (!well_typed_done(j)) return malformed(line_no);
       auto it = by_id.find(str(j, "done"));
-      if (it == by_id.end()) continue;
+      if (it == by_id.end()) return;
       OpEntry& e = entries[it->second];
       e.status = "done";
-      if (auto r = j.find("result"); r != j.end() && !r->is_null()) e.result = *r;
+      if (auto r = j.find("result"); r != j.end() && r->is_object()) e.result = *r;
       if (auto p = j.find("pre"); p != j.end() && p->is_object()) e.pre.update(*p);
-      if (j.contains("undone")) mark_undone(str(j, "undone"), j.value("by", Json(e.id)));
+      if (j.contains("undone") && j["undone"].is_string()) mark_undone(str(j, "undone"), j.value("by", Json(e.id)));
     } else if (j.contains("undone")) {  // legacy standalone undo mark
+      if (!string_field(j, "undone") || !absent_or(j, "by", &Json::is_string)) return malformed(line_no);
       mark_undone(str(j, "undone"), j.value("by", Json(nullptr)));
-    } else if (j.contains("progress") && j["progress"].is_string()) {
+    } else if (j.contains("progress")) {
+      if (!string_field(j, "progress")) return malformed(line_no);
       auto it = by_id.find(j["progress"].get<std::string>());
-      if (it == by_id.end()) continue;
+      if (it == by_id.end()) return;
       Json rec = j;
       rec.erase("progress");
       entries[it->second].progress.push_back(std::move(rec));
     }
-  }
+    // Any other object is a record kind this version does not know: ignored, not malformed.
+  });
   return entries;
+}
+
+std::string OpLog::skipped_warning(const std::string& shown, const std::vector<std::size_t>& lines) {
+  std::string which;
+  const std::size_t listed = std::min<std::size_t>(lines.size(), 5);
+  for (std::size_t i = 0; i < listed; ++i) which += (i ? ", " : "") + std::to_string(lines[i]);
+  if (lines.size() > listed) which += " and " + std::to_string(lines.size() - listed) + " more";
+  return shown + ": skipped " + std::to_string(lines.size()) + " malformed line(s) (line" + (lines.size() > 1 ? "s " : " ") +
+         which + "); the operations on them are left out";
 }
 
 // ---- the pinned index ----
@@ -193,11 +294,11 @@ namespace {
 std::vector<Json> read_lines(const fs::path& path) {
   std::vector<Json> out;
   std::ifstream in(path, std::ios::binary);
-  std::string line;
-  while (std::getline(in, line)) {
-    Json j = Json::parse(line, nullptr, false);
-    if (j.is_object()) out.push_back(std::move(j));
-  }
+  for_each_line(in, model::kMaxDocumentBytes, [&](std::size_t, const std::string* line) {
+    if (!line) return;
+    auto j = model::try_parse_json(*line);
+    if (j && j->is_object()) out.push_back(std::move(*j));
+  });
   return out;
 }
 }  // namespace
@@ -240,6 +341,29 @@ void PinIndex::release(const std::set<std::string>& pin_ids) {
     text += j.dump() + "\n";
   }
   if (changed) model::atomic_write_file(path_, text);
+}
+
+}  // namespace tether::engine
+
+namespace tether::engine {
+
+void Repo::warn(const std::string& text) const {
+  if (!warned_.insert(text).second) return;
+  if (warning_sink_) warning_sink_(text);
+  else warnings_.push_back(text);
+}
+
+std::vector<OpEntry> Repo::read_ops(const std::optional<std::filesystem::path>& path) const {
+  const fs::path p = path ? *path : tether_dir() / "ops.jsonl";
+  std::vector<std::size_t> skipped;
+  auto entries = OpLog(p).read(&skipped);
+  if (!skipped.empty()) {
+    std::error_code ec;
+    const fs::path rel = p.lexically_relative(root_);
+    const bool inside = !rel.empty() && *rel.begin() != "..";
+    warn(OpLog::skipped_warning(inside ? rel.generic_string() : p.string(), skipped));
+  }
+  return entries;
 }
 
 }  // namespace tether::engine

@@ -23,11 +23,6 @@ namespace tether::engine {
 
 namespace {
 
-std::string str_of(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // Commands whose effects undo does not reverse (b4): their own undo is another command.
 const std::set<std::string>& never_undoable() {
   static const std::set<std::string> s{"undo", "repair", "upgrade", "abandon", "forget-workspace", "drop"};
@@ -162,7 +157,7 @@ struct Undoer {
     for (const auto& [key, text] : objects->items()) {
       if (text.is_null()) {
         if (model::remove_manifest(repo.objects_dir(), key)) restored.push_back(key + ": manifest removed again");
-      } else {
+      } else if (text.is_string()) {
         // A nested key's directories went with its manifest (remove prunes them).
         auto path = model::key_to_manifest_path(repo.objects_dir(), key);
         std::filesystem::create_directories(path.parent_path());
@@ -176,7 +171,7 @@ struct Undoer {
     auto objects = target.pre.find("objects");
     if (objects == target.pre.end() || !objects->is_object()) return;
     for (const auto& [key, text] : objects->items()) {
-      if (!text.is_null()) act("restore-manifest", key, "", "manifest", "as it was before " + target.command);
+      if (text.is_string()) act("restore-manifest", key, "", "manifest", "as it was before " + target.command);
       else if (repo.manifests_.count(key)) act("restore-manifest", key, "", "manifest", "removed again");
     }
   }
@@ -185,7 +180,7 @@ struct Undoer {
 
   void commit() {
     const Json& r = target.result;
-    if (r.value("rolled_back", false)) {
+    if (bool_of(r, "rolled_back")) {
       skipped.push_back("the commit was rolled back when it failed; nothing to undo");
       return;
     }
@@ -205,7 +200,7 @@ struct Undoer {
   }
   void plan_commit() {
     const Json& r = target.result;
-    if (r.value("rolled_back", false)) {
+    if (bool_of(r, "rolled_back")) {
       note("the commit was rolled back when it failed; nothing to undo");
       return;
     }
@@ -378,7 +373,7 @@ struct Undoer {
       }
     }
     std::string bookmark = str_of(r, "bookmark");
-    if (!r.value("created_bookmark", false) || bookmark.empty()) return;
+    if (!bool_of(r, "created_bookmark") || bookmark.empty()) return;
     auto bms = repo.vcs_->bookmarks();
     auto it = bms.find(bookmark);
     if (it == bms.end()) return;
@@ -418,7 +413,7 @@ struct Undoer {
       }
     }
     std::string bookmark = str_of(r, "bookmark");
-    if (!r.value("created_bookmark", false) || bookmark.empty()) return;
+    if (!bool_of(r, "created_bookmark") || bookmark.empty()) return;
     auto bms = repo.vcs_->bookmarks();
     auto it = bms.find(bookmark);
     if (it == bms.end()) return;
@@ -468,6 +463,14 @@ struct Undoer {
     return "deleted; if a manifest references them again, `tether repair` recreates them while the state is still "
            "reachable";
   }
+  // The listings a gc deleted: plain file names (anything else in the log is not one).
+  static std::vector<std::string> listing_names(const Json& result) {
+    std::vector<std::string> out;
+    for (auto& n : strings_of(result, "deleted_listings"))
+      if (!n.empty() && n != "." && n != ".." && n.find('/') == std::string::npos && n.find('\0') == std::string::npos)
+        out.push_back(std::move(n));
+    return out;
+  }
   static std::string recreate_hint() { return "`tether repair` recreates a bookmark's branches from its manifests"; }
   void gc() {
     const Json& r = target.result;
@@ -489,8 +492,7 @@ struct Undoer {
       }
     }
     if (std::size_t pins = gc_pins()) irreversible.push_back(std::to_string(pins) + " pin(s) " + pins_deleted());
-    for (const auto& name : r.value("deleted_listings", Json::array())) {
-      std::string n = name.get<std::string>();
+    for (const auto& n : listing_names(r)) {
       auto text = repo.vcs_->read_file("HEAD", repo.vcs_path(".tether/listings/" + n));
       if (!text) {
         irreversible.push_back("listing " + n + ": not in the VCS either");
@@ -513,8 +515,7 @@ struct Undoer {
       else act("recreate-branch", key, kind, ref, "at " + model::short_state(head), Json{{"head", head}});
     }
     if (std::size_t pins = gc_pins()) act("irreversible", "", "", std::to_string(pins) + " pin(s)", pins_deleted());
-    for (const auto& name : r.value("deleted_listings", Json::array())) {
-      std::string n = name.get<std::string>();
+    for (const auto& n : listing_names(r)) {
       if (repo.vcs_->read_file("HEAD", repo.vcs_path(".tether/listings/" + n))) act("restore-listing", "", "", n, "from the VCS");
       else act("irreversible", "", "", "listing " + n, "not in the VCS either");
     }
@@ -607,7 +608,7 @@ std::size_t pick_target(const std::vector<OpEntry>& entries, const std::optional
 }  // namespace
 
 Plan Repo::plan_undo(const UndoOptions& opt) {
-  const auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+  const auto entries = read_ops();
   const std::size_t at = pick_target(entries, opt.op_id);
   const OpEntry& target = entries[at];
   Plan plan;
@@ -634,7 +635,7 @@ UndoResult Repo::apply_undo(const Plan& plan) {
   auto lock = lock_checkout();
   auto repo_lock = lock_repository();
   OpLog oplog(tether_dir() / "ops.jsonl");
-  const auto entries = oplog.read();
+  const auto entries = read_ops();
   const std::string id = plan.context.value("target", std::string());
   auto found = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return e.id == id; });
   if (found == entries.end()) throw StalePlanError("operation '" + id + "' is no longer in this workspace's log; re-run the plan");

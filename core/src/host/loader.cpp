@@ -5,10 +5,12 @@
 
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "tether/host/discovery.hpp"
+#include "tether/sdk/json_limits.hpp"
 #include "tether/host/plugin.hpp"
 
 namespace fs = std::filesystem;
@@ -156,8 +158,10 @@ void Plugin::start(const LoadOptions& options) {
     if (!d.ok()) refuse("describe() failed: " + d.message);
     if (!d.reply) refuse("describe() returned no reply; fix the plugin");
     try {
-      auto j = sdk::Json::parse(*d.reply);
-      description_ = j.get<sdk::Description>();
+      std::string why;
+      auto j = sdk::parse_json_bounded(*d.reply, sdk::kMaxJsonDocumentBytes, &why);
+      if (!j) throw std::runtime_error(why);
+      description_ = j->get<sdk::Description>();
       description_json_ = *d.reply;
     } catch (const std::exception& ex) {
       refuse(std::string("describe() reply is malformed: ") + ex.what());

@@ -4,9 +4,24 @@
 #include <type_traits>
 #include <utility>
 
+#include "tether/sdk/json_limits.hpp"
+
 namespace tether::host {
 
 using sdk::Json;
+
+namespace {
+// A reply, an emitted item or fail() details: JSON a plugin wrote, often from what its store
+// holds. Parsed within the message limits; nullopt (and why) otherwise.
+std::optional<Json> parse_message(std::string_view text, std::string* why = nullptr) {
+  std::string reason;
+  auto j = sdk::parse_json_bounded(text, sdk::kMaxJsonMessageBytes, &reason, sdk::kMaxJsonWrappedNesting);
+  for (char& c : reason)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (why) *why = std::move(reason);
+  return j;
+}
+}  // namespace
 
 std::string canonical_json(const Json& value) {
   // nlohmann objects are std::map-ordered (bytewise = code point order for UTF-8) and the
@@ -35,11 +50,8 @@ void BackendProxy::unsupported(Op op, std::string_view key) const {
 void BackendProxy::raise(Op op, const CallResult& r, std::string_view key) const {
   Json details = Json::object();
   if (!r.details.empty()) {
-    try {
-      details = Json::parse(r.details);
-    } catch (const std::exception&) {
-      details = Json{{"raw", r.details}};
-    }
+    if (auto d = parse_message(r.details)) details = std::move(*d);
+    else details = Json{{"raw", r.details.substr(0, 4096)}};
   }
   std::string message = r.message.empty() ? std::string(op_name(op)) + " failed" : r.message;
   Failure f(r.status, op_name(op), details);
@@ -69,14 +81,13 @@ Json BackendProxy::call(Op op, const Json& request, std::string_view key, const 
   CallResult r = plugin_->call(op, request.dump(), on_item);
   if (!r.ok()) raise(op, r, key);
   if (!r.reply) return Json::object();
-  Json reply;
-  try {
-    reply = Json::parse(*r.reply);
-  } catch (const std::exception& e) {
+  std::string why;
+  auto parsed = parse_message(*r.reply, &why);
+  if (!parsed)
     throw WithFailure<BackendError>(Failure(TETHER_E_BACKEND, op_name(op), Json::object()),
-                                    std::string(op_name(op)) + " sent a malformed reply: " + e.what(), std::string(key),
+                                    std::string(op_name(op)) + " sent a malformed reply: " + why, std::string(key),
                                     kind());
-  }
+  Json reply = std::move(*parsed);
   if (!reply.is_object())
     throw WithFailure<BackendError>(Failure(TETHER_E_BACKEND, op_name(op), Json::object()),
                                     std::string(op_name(op)) + " sent a reply that is not a JSON object",
@@ -274,14 +285,13 @@ std::vector<sdk::HistoryEntry> BackendProxy::history(const sdk::Locator& locator
   std::vector<sdk::HistoryEntry> out;
   out.reserve(items.size());
   for (const auto& item : items) {
-    Json j;
-    try {
-      j = Json::parse(item);
-    } catch (const std::exception& e) {
+    std::string why;
+    auto parsed = parse_message(item, &why);
+    if (!parsed)
       throw WithFailure<BackendError>(Failure(TETHER_E_BACKEND, "history", Json::object()),
-                                      std::string("history emitted a malformed entry: ") + e.what(), std::string(key),
+                                      std::string("history emitted a malformed entry: ") + why, std::string(key),
                                       kind());
-    }
+    const Json& j = *parsed;
     out.push_back(parse<sdk::HistoryEntry>(Op::History, j, key));
   }
   return out;

@@ -198,6 +198,10 @@ TEST_CASE("protocol breaches are normalised and logged") {
     CHECK(log.has("fail() called more than once"));
     CHECK(log.has("reply() after fail()"));
   }
+  SUBCASE("a reply nested beyond the limit is a BackendError, not a stack overflow") {
+    CHECK_THROWS_WITH_AS(b.identity(Json{{"uri", "x"}}, "k"),
+                         "[k] identity sent a malformed reply: nesting deeper than 160 levels", tether::BackendError);
+  }
   SUBCASE("an unknown status is a BackendError") {
     try {
       b.list_pins(Json::object());

@@ -21,6 +21,7 @@
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/json.hpp"
+#include "tether/model/limits.hpp"
 
 namespace fs = std::filesystem;
 
@@ -88,12 +89,9 @@ Json pg_value(const char* text, Oid type) {
       double d = std::strtod(v.c_str(), &stop);
       return stop && *stop == '\0' ? Json(d) : Json(v);
     }
-    case 114: case 3802:  // json, jsonb
-      try {
-        return Json::parse(v);
-      } catch (const Json::exception&) {
-        return v;
-      }
+    case 114: case 3802:  // json, jsonb: within the limits of one document, else the text
+      if (auto j = model::try_parse_json(v)) return std::move(*j);
+      return v;
     default:
       return v;
   }
@@ -201,12 +199,8 @@ std::vector<Json> parse_jsonl(const std::string& text, const std::string& source
     ++line;
     start = nl == std::string::npos ? text.size() + 1 : nl + 1;
     if (std::all_of(l.begin(), l.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) continue;
-    Json j;
-    try {
-      j = Json::parse(l);
-    } catch (const Json::exception& e) {
-      throw ConfigError(source + ":" + std::to_string(line) + ": not valid JSON (" + e.what() + ")");
-    }
+    // One row becomes one manifest: a row gets the limits of one document.
+    Json j = model::parse_json(l, source + ":" + std::to_string(line));
     if (!j.is_object()) throw ConfigError(source + ":" + std::to_string(line) + ": each line must be a JSON object");
     rows.push_back(std::move(j));
   }
@@ -306,6 +300,10 @@ std::vector<Json> read_source(const std::string& source, const std::optional<std
   if (suffix == ".csv" || suffix == ".jsonl" || suffix == ".ndjson") {
     if (table || query) throw ConfigError("--table and --query are for SQL sources; " + source + " is read whole");
     require_file(source);
+    std::error_code ec;
+    if (auto size = fs::file_size(source, ec); !ec && size > model::kMaxImportBytes)
+      throw ConfigError(source + ": " + std::to_string(size) + " bytes, more than the " +
+                        std::to_string(model::kMaxImportBytes) + "-byte limit for an import source; split it");
     std::string text = model::read_file(source);
     return suffix == ".csv" ? parse_csv(text, source) : parse_jsonl(text, source);
   }

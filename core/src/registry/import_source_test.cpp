@@ -113,3 +113,18 @@ TEST_CASE("csv and jsonl files are read whole; --table/--query are refused for t
   CHECK(read_source(csv.string(), std::nullopt, std::nullopt) == std::vector<Json>{Json{{"key", "a"}, {"kind", "memory"}}});
   CHECK(message_of([&] { read_source(csv.string(), "t", std::nullopt); }).find("--table and --query are for SQL sources") == 0);
 }
+
+TEST_CASE("jsonl rows and whole sources are bounded: deep rows refused by line, at the limit read") {
+  TempDir tmp("tether-import-source");
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  auto jl = tmp.file("deep.jsonl", "{\"key\": \"a\"}\n{\"key\": \"b\", \"locator_json\": " + deep + "}\n");
+  CHECK(message_of([&] { read_source(jl.string(), std::nullopt, std::nullopt); }) ==
+        jl.string() + ":2: nesting deeper than 128 levels; fix or remove it");
+  // The row object and 127 arrays: 128 levels.
+  auto at = tmp.file("at.jsonl", "{\"key\": \"a\", \"x\": " + std::string(127, '[') + std::string(127, ']') + "}\n");
+  CHECK(read_source(at.string(), std::nullopt, std::nullopt).size() == 1);
+  // A row over 1 MiB.
+  auto big = tmp.file("big.jsonl", "{\"key\": \"" + std::string(std::size_t{1} << 20, 'k') + "\"}\n");
+  CHECK(message_of([&] { read_source(big.string(), std::nullopt, std::nullopt); }) ==
+        big.string() + ":1: 1048587 bytes, more than the 1048576-byte limit; fix or remove it");
+}

@@ -13,6 +13,7 @@
 #include <simdjson.h>
 
 #include "hashing.hpp"
+#include "tether/sdk/json_limits.hpp"
 #include "json_ascii.hpp"
 
 namespace tether::file {
@@ -51,7 +52,9 @@ void HashCache::load_locked() {
   std::string path = join_path(dir_, kCacheFileName);
   simdjson::padded_string text;
   if (simdjson::padded_string::load(path).get(text)) return;
+  // simdjson keeps its own depth limit (1024 by default); the SDK's is the one tether uses.
   simdjson::dom::parser parser;
+  if (parser.allocate(text.size(), sdk::kMaxJsonNesting)) return;
   simdjson::dom::object obj;
   if (parser.parse(text).get_object().get(obj)) return;
   entries_.reserve(obj.size());

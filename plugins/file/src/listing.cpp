@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "json_ascii.hpp"
 #include "tether/sdk/error.hpp"
@@ -51,10 +52,9 @@ std::vector<std::pair<std::string, ListedFile>> parse_listing(const std::string&
     start = end + 1;
     if (line.find_first_not_of(" \t\r\f\v") == std::string_view::npos) continue;
     try {
-      // A listing line is one small row: bounded like every JSON tether reads from a store.
       std::string why;
-      auto parsed = sdk::parse_json_bounded(line, sdk::kMaxJsonDocumentBytes, &why);
-      if (!parsed) throw sdk::BackendError(why);
+      auto parsed = sdk::parse_json_bounded(line, sdk::kMaxJsonDocumentBytes, &why);  // one line of a committed file
+      if (!parsed) throw std::runtime_error(why);
       const sdk::Json& row = *parsed;
       ListedFile f;
       const auto& k = row.at("k");  // Python: str(row.get("k", ""))

@@ -74,6 +74,17 @@ TEST_CASE("the plugin loads, exports its entry and answers through it") {
   tether_status s = TETHER_OK;
   run(entry, self, &tether_backend_vtable::fingerprint, Json{{"locator", {{"uri", "s3://b/k"}}}}, &s);
   CHECK(s == TETHER_E_BACKEND);
+  // The SDK's trampoline parses requests within the limits: 200,000 levels deep is refused as
+  // INVALID_ARGUMENT (no stack overflow in the plugin); 159 levels (within 160) still work.
+  for (std::size_t depth : {std::size_t{200000}, std::size_t{158}}) {
+    std::string deep = "{\"locator\": {\"uri\": \"" + (tmp.path / "x").string() + "\"}, \"pad\": " +
+                       std::string(depth, '[') + std::string(depth, ']') + "}";
+    const std::size_t len = deep.size();
+    deep.append(TETHER_REQUEST_PADDING, '\0');
+    Captured call{{&kHost}, {}, TETHER_OK};
+    const tether_status st = entry->vtable->fingerprint(self, &call.base, deep.data(), len);
+    CHECK(st == (depth == 158 ? TETHER_OK : TETHER_E_INVALID_ARGUMENT));
+  }
   entry->destroy(self);
   entry->deinit();
 }

@@ -6,6 +6,9 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <string_view>
+
+#include "tether/sdk/json_limits.hpp"
 
 namespace tether::icechunk {
 namespace {
@@ -87,6 +90,15 @@ MetadataFile parse_metadata_file(const std::vector<uint8_t>& bytes, FileType exp
 
 MetadataFile read_metadata_file(const std::string& path, FileType expected) {
   return parse_metadata_file(read_file(path), expected, path);
+}
+
+std::optional<std::string> ref_snapshot(const std::vector<uint8_t>& bytes) {
+  std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto j = sdk::parse_json_bounded(text, sdk::kMaxJsonDocumentBytes);
+  if (!j || !j->is_object()) return std::nullopt;
+  auto it = j->find("snapshot");
+  if (it == j->end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
 }
 
 }  // namespace tether::icechunk

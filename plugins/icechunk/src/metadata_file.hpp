@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,5 +41,9 @@ std::vector<uint8_t> zstd_decompress(const uint8_t* data, std::size_t size, std:
 
 // The whole file, or FormatError naming it when it cannot be read.
 std::vector<uint8_t> read_file(const std::string& path);
+
+// The snapshot id a spec-1 ref file (`{"snapshot": "<id>"}`) names; nullopt when the bytes are
+// not that JSON object (the SDK's limits apply: a ref is someone else's file).
+std::optional<std::string> ref_snapshot(const std::vector<uint8_t>& bytes);
 
 }  // namespace tether::icechunk

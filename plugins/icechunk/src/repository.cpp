@@ -6,8 +6,6 @@
 #include <filesystem>
 #include <system_error>
 
-#include <nlohmann/json.hpp>
-
 #include "icechunk_generated.h"
 #include "ids.hpp"
 
@@ -42,11 +40,9 @@ bool is_staging_name(const std::string& name) {
 }
 
 std::string read_ref_json(const std::string& file) {
-  auto bytes = read_file(file);
-  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (!j.is_object() || !j.contains("snapshot") || !j["snapshot"].is_string())
-    throw FormatError(file + " is not a ref ({\"snapshot\": \"<id>\"})");
-  std::string id = j["snapshot"].get<std::string>();
+  auto snapshot = ref_snapshot(read_file(file));
+  if (!snapshot) throw FormatError(file + " is not a ref ({\"snapshot\": \"<id>\"})");
+  const std::string& id = *snapshot;
   if (!decode_id(id, 12)) throw FormatError(file + " names '" + id + "', which is not a snapshot id");
   return id;
 }

@@ -16,7 +16,6 @@
 #include <thread>
 
 #include <flatbuffers/flexbuffers.h>
-#include <nlohmann/json.hpp>
 
 #include "icechunk_generated.h"
 #include "ids.hpp"
@@ -135,11 +134,9 @@ std::string v1_ref_dir(const std::string& root, const char* kind, const std::str
 
 std::optional<std::string> v1_read(const std::string& file) {
   if (!exists(file)) return std::nullopt;
-  auto bytes = read_file(file);
-  auto j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (!j.is_object() || !j.contains("snapshot") || !j["snapshot"].is_string())
-    throw FormatError(file + " is not a ref ({\"snapshot\": \"<id>\"})");
-  return j["snapshot"].get<std::string>();
+  auto snapshot = ref_snapshot(read_file(file));
+  if (!snapshot) throw FormatError(file + " is not a ref ({\"snapshot\": \"<id>\"})");
+  return *snapshot;
 }
 
 std::vector<uint8_t> v1_ref_bytes(const std::string& snapshot) {

@@ -67,3 +67,13 @@ TEST_CASE("decompression is capped") {
                        FormatError);
   CHECK(zstd_decompress(framed.data(), framed.size(), big.size(), "ok").size() == big.size());
 }
+
+TEST_CASE("a spec-1 ref file is read within the SDK's JSON limits") {
+  auto bytes = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  CHECK(ref_snapshot(bytes(R"({"snapshot": "ABCDEFGHIJKLMNOPQRST"})")) == std::optional<std::string>("ABCDEFGHIJKLMNOPQRST"));
+  CHECK_FALSE(ref_snapshot(bytes(R"({"snapshot": 1})")));
+  CHECK_FALSE(ref_snapshot(bytes("not json")));
+  // 200,000 levels deep (a repository someone else wrote): refused, not a stack overflow.
+  CHECK_FALSE(ref_snapshot(bytes("{\"snapshot\": \"x\", \"pad\": " + std::string(200000, '[') + std::string(200000, ']') + "}")));
+  CHECK_FALSE(ref_snapshot(bytes("{\"snapshot\": \"" + std::string(std::size_t{1} << 20, 'x') + "\"}")));  // over 1 MiB
+}

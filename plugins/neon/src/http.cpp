@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 
 #include "tether/sdk/error.hpp"
+#include "tether/sdk/json_limits.hpp"
 
 namespace tether::neon {
 
@@ -107,11 +108,8 @@ std::string HttpClient::key() const {
 std::string HttpClient::error_message(const std::string& method, const std::string& path, const HttpResponse& r,
                                       const std::string& key_env) {
   std::string message;
-  try {
-    Json j = Json::parse(r.body);
-    if (j.is_object() && j.contains("message") && j["message"].is_string()) message = j["message"].get<std::string>();
-  } catch (const std::exception&) {
-  }
+  if (auto j = sdk::parse_json_bounded(r.body, sdk::kMaxJsonRecordBytes))
+    if (j->is_object() && j->contains("message") && (*j)["message"].is_string()) message = (*j)["message"].get<std::string>();
   if (message.empty()) message = r.body;
   if (message.size() > 300) message = message.substr(0, 300) + "...";
   std::string text = "Neon API " + method + " " + path + ": " + std::to_string(r.status) + (message.empty() ? "" : " " + message);
@@ -134,11 +132,12 @@ HttpResponse HttpClient::send(const std::string& method, const std::string& path
 namespace {
 Json parse_body(const std::string& method, const std::string& path, const HttpResponse& r) {
   if (r.body.empty()) return Json::object();
-  try {
-    return Json::parse(r.body);
-  } catch (const std::exception&) {
+  // The API's answer is someone else's text: bounded like every JSON tether reads.
+  std::string why;
+  if (auto j = sdk::parse_json_bounded(r.body, sdk::kMaxJsonRecordBytes, &why)) return std::move(*j);
+  if (why.rfind("not valid JSON", 0) == 0)
     throw BackendError("Neon API " + method + " " + path + ": " + std::to_string(r.status) + " answer is not JSON");
-  }
+  throw BackendError("Neon API " + method + " " + path + ": " + std::to_string(r.status) + " answer refused: " + why);
 }
 }  // namespace
 

@@ -142,3 +142,20 @@ TEST_CASE("connection_uri names the endpoint; a URI without a password gets the 
   CHECK(s.requests[2] == "GET http://neon.test/api/v2/projects/p1/branches/br-1/roles/alice/reveal_password");
   CHECK(api.connection_uri("br-1", "ep-1", "db", "alice") == "postgresql://alice@h:5/db");  // left to ~/.pgpass
 }
+
+TEST_CASE("answers are parsed within the SDK's limits: a deep body is refused, not a crash") {
+  Key key;
+  Script s;
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  s.answers = {HttpResponse{200, deep, std::nullopt}, HttpResponse{409, "{\"message\": " + deep + "}", std::nullopt},
+               HttpResponse{200, "{\"a\": " + std::string(127, '[') + std::string(127, ']') + "}", std::nullopt}};
+  HttpClient c = s.client();
+  CHECK_THROWS_WITH(c.get("/projects/p1", {}), "Neon API GET /projects/p1: 200 answer refused: nesting deeper than 128 levels");
+  try {
+    c.patch("/projects/p1", Json::object());
+    FAIL("no error");
+  } catch (const tether::sdk::Error& e) {  // the message falls back to the (cut) body
+    CHECK(std::string(e.what()).rfind("Neon API PATCH /projects/p1: 409 {\"message\": [[[", 0) == 0);
+  }
+  CHECK(c.get("/projects/p1", {}).is_object());
+}

@@ -36,6 +36,9 @@ namespace tether::engine {
 
 using Json = nlohmann::json;
 using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
+// Receives a warning the moment a command finds it (a malformed op-log line, ...).
+using WarningFn = std::function<void(const std::string& text)>;
+struct OpEntry;  // engine/internal.hpp
 
 struct InitResult {
   std::filesystem::path root;
@@ -313,6 +316,9 @@ class Repo {
   std::optional<std::string> bookmark() const;
   // Warnings found while opening (a world-readable secrets file, ...).
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // Where warnings found later, while a command runs, go (each distinct one once); without a
+  // sink they are added to warnings().
+  void on_warning(WarningFn sink) { warning_sink_ = std::move(sink); }
 
   host::BackendProxy& backend(const std::string& kind);
   uint32_t effective_capabilities(const model::ObjectManifest& m);
@@ -424,6 +430,10 @@ class Repo {
   Plan plan_import(const std::vector<Json>& rows, bool sync, const std::filesystem::path& cwd);
   ImportResult apply_import(const Plan& plan);
   void log_op(const std::string& command, const Json& pre, const Json& result);
+  // An op log's entries (this checkout's by default); malformed lines are skipped with one
+  // warning (support.cpp).
+  std::vector<OpEntry> read_ops(const std::optional<std::filesystem::path>& path = std::nullopt) const;
+  void warn(const std::string& text) const;
   // `tether-pinned.jsonl` in the VCS shared dir: the pins this clone created (§2.9).
   std::filesystem::path pinned_index_path() const;
   std::filesystem::path tether_dir() const { return root_ / ".tether"; }
@@ -448,7 +458,10 @@ class Repo {
   Json secrets_ = Json::object();
   std::unique_ptr<vcs::VcsAdapter> vcs_;
   std::unique_ptr<host::PluginHost> host_;
-  std::vector<std::string> warnings_;
+  // mutable: reading (a const operation) is what finds most warnings
+  mutable std::vector<std::string> warnings_;
+  mutable std::set<std::string> warned_;
+  WarningFn warning_sink_;
   bool checkout_locked_ = false, repository_locked_ = false;  // the locks are re-entrant
   std::optional<std::string> op_parent_;  // set while a drop runs `new`: its entry is a step of the drop
 };

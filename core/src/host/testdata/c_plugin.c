@@ -4,7 +4,7 @@
  *   NO_ENTRY    exports no tether_entry
  *   WRONG_KIND  entry kind "other" in a file named for another kind
  *   NO_VERIFY   the required verify slot is NULL
- *   MISBEHAVE   breaks the status protocol in several ops
+ *   MISBEHAVE   breaks the status protocol in several ops; replies 200,000-deep JSON
  * PLUGIN_KIND is the kind the file is named for. */
 #include <string.h>
 
@@ -80,6 +80,23 @@ static tether_status op_list_pins(tether_backend *self, tether_call *call, const
   call->host->fail(call, 99, "list_pins: something new", "{\"hint\":1}");
   return 99;
 }
+
+/* A reply nested 200,000 levels deep: the host must refuse it, not overflow its stack. */
+static tether_status op_identity(tether_backend *self, tether_call *call, const char *req, size_t len) {
+  enum { kDepth = 200000 };
+  static char text[2 * kDepth + 16];
+  size_t n = 0;
+  (void)self, (void)req, (void)len;
+  memcpy(text, "{\"identity\":", 12);
+  n = 12;
+  memset(text + n, '[', kDepth);
+  n += kDepth;
+  memset(text + n, ']', kDepth);
+  n += kDepth;
+  text[n++] = '}';
+  call->host->reply(call, text, n);
+  return TETHER_OK;
+}
 #endif
 
 static const tether_backend_vtable the_vtable = {
@@ -91,6 +108,7 @@ static const tether_backend_vtable the_vtable = {
 #endif
 #ifdef MISBEHAVE
     .list_pins = op_list_pins,
+    .identity = op_identity,
 #endif
     .open = op_open,
 };

@@ -1,0 +1,101 @@
+// Tests of OpLog::read (support.cpp): malformed lines (deep JSON, torn, wrongly typed fields of
+// each record kind) are skipped and counted by line, the rest of the log still reads, and the
+// typed accessors the readers of OpEntry use never throw on odd types.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "engine/internal.hpp"
+#include "testing/temp_dir.hpp"
+
+using namespace tether::engine;
+using tether::testing::TempDir;
+
+namespace {
+void append_raw(const std::filesystem::path& p, const std::string& line) {
+  std::ofstream(p, std::ios::app | std::ios::binary) << line << '\n';
+}
+std::string nested(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+}  // namespace
+
+TEST_CASE("OpLog::read skips and counts malformed lines and keeps the others") {
+  TempDir tmp;
+  const auto path = tmp.path() / "ops.jsonl";
+  OpLog log(path);
+  const std::string a = log.begin("commit", Json{{"objects", Json::object()}});
+  log.progress(a, Json{{"action", "pin"}, {"key", "m"}, {"ref", "tether.x"}});
+  log.end(a, Json{{"vcs_commit", "abc"}});                                        // lines 1-3
+  append_raw(path, nested(200000));                                               // 4: too deep
+  append_raw(path, R"({"id": "e1", "command": "commit", "status": []})");        // 5
+  append_raw(path, R"({"id": "e2", "command": "set", "at": 5})");                // 6
+  append_raw(path, R"({"id": "e3", "command": "set", "result": "x"})");          // 7
+  append_raw(path, R"({"id": "e4", "command": "set", "progress": [1]})");        // 8
+  append_raw(path, R"({"id": "", "command": "set"})");                           // 9
+  append_raw(path, R"({"done": ["x"], "result": {}})");                          // 10
+  append_raw(path, R"({"done": ")" + a + R"(", "result": [1]})");                // 11
+  append_raw(path, R"({"progress": {"id": 1}, "action": "pin"})");               // 12
+  append_raw(path, R"({"undone": 7})");                                          // 13
+  append_raw(path, R"({"id": "e5", "command": "commit", "pre": {"objects": )");  // 14: torn
+  append_raw(path, "");                                                           // 15: blank
+  append_raw(path, R"({"future_kind": 1})");                                     // 16: unknown
+  append_raw(path, R"({"done": "e1", "result": {}})");                           // 17: of a skipped
+  // 18: a well-formed entry nested at the records' limit (160) is read.
+  append_raw(path, R"({"id": "e6", "command": "set", "pre": {"x": )" + nested(158) + "}}");
+  const std::string b = log.begin("set", Json::object());
+  log.end(b, Json{{"changed", Json::object()}});
+
+  std::vector<std::size_t> skipped;
+  const auto entries = log.read(&skipped);
+  CHECK(skipped == std::vector<std::size_t>{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14});
+  REQUIRE(entries.size() == 3);
+  CHECK(entries[0].id == a);
+  CHECK(entries[0].status == "done");
+  CHECK(entries[0].result == Json{{"vcs_commit", "abc"}});  // line 11's result did not replace it
+  CHECK(entries[0].progress.size() == 1);
+  CHECK(entries[1].id == "e6");
+  CHECK(entries[2].id == b);
+  CHECK(entries[2].status == "done");
+  // Without a place to report them, the malformed lines are still skipped.
+  CHECK(log.read().size() == 3);
+
+  // One level deeper than the records' limit is malformed too.
+  append_raw(path, R"({"id": "e7", "command": "set", "pre": {"x": )" + nested(159) + "}}");
+  skipped.clear();
+  CHECK(log.read(&skipped).size() == 3);
+  CHECK(skipped.back() == 21);
+}
+
+TEST_CASE("OpLog::skipped_warning names the file and the first lines") {
+  CHECK(OpLog::skipped_warning(".tether/ops.jsonl", {7}) ==
+        ".tether/ops.jsonl: skipped 1 malformed line(s) (line 7); the operations on them are left out");
+  CHECK(OpLog::skipped_warning("/x/ops.jsonl", {1, 2, 3, 4, 5, 6, 9}) ==
+        "/x/ops.jsonl: skipped 7 malformed line(s) (lines 1, 2, 3, 4, 5 and 2 more); the operations on them are left out");
+}
+
+TEST_CASE("a missing op log is empty; a last line without a newline is read") {
+  TempDir tmp;
+  std::vector<std::size_t> skipped;
+  CHECK(OpLog(tmp.path() / "none.jsonl").read(&skipped).empty());
+  CHECK(skipped.empty());
+  const auto path = tmp.file("ops.jsonl", R"({"id": "e1", "command": "add"})");
+  const auto entries = OpLog(path).read(&skipped);
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].status == "started");
+  CHECK(skipped.empty());
+}
+
+TEST_CASE("typed accessors read odd types as absent") {
+  const Json j = Json::parse(R"({"s": "x", "n": 1, "b": true, "bs": "true", "a": ["p", 2, "q"], "o": {"k": 1}})");
+  CHECK(str_of(j, "s") == "x");
+  CHECK(str_of(j, "n").empty());
+  CHECK(str_of(j, "missing").empty());
+  CHECK(str_of(Json::array(), "s").empty());  // not an object at all
+  CHECK(bool_of(j, "b"));
+  CHECK_FALSE(bool_of(j, "bs"));
+  CHECK_FALSE(bool_of(Json("x"), "b"));
+  CHECK(strings_of(j, "a") == std::vector<std::string>{"p", "q"});
+  CHECK(strings_of(j, "o").empty());
+  CHECK(strings_of(Json(nullptr), "a").empty());
+}
