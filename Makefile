@@ -39,8 +39,7 @@ $(ASAN_BUILD)/build.ninja:
 test-asan: deps $(ASAN_BUILD)/build.ninja
 	@$(MAKE) --no-print-directory test-asan-run; scripts/test-summary $(ASAN_BUILD)
 
-# Leaks are reported (detect_leaks=1) and fail the run: tether's own allocations are freed
-# before exit, so a report is a real leak.
+# Leak reports (detect_leaks=1) and the first UBSan report fail the run.
 test-asan-run:
 	ninja -C $(ASAN_BUILD) $$(scripts/test-targets $(ASAN_BUILD) unit cli-asan)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
