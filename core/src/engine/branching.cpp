@@ -515,8 +515,10 @@ Plan Repo::plan_new(const NewOptions& opt) {
       params["existing"] = *existing;
       params["head"] = *head;
       detail += "; resets " + *existing;
-      auto known = [&](const std::map<std::string, Json>& table) {
-        auto it = table.find(key);
+      // `key` named through an init-capture: clang 14 (the fuzz build) cannot capture a
+      // structured binding.
+      auto known = [&, &object_key = key](const std::map<std::string, Json>& table) {
+        auto it = table.find(object_key);
         return it != table.end() && be.same(it->second, *head);
       };
       bool writes = !known(workspace_->base_states) && !be.same(*m.state, *head) && !known(workspace_->fork_points);

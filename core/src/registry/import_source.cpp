@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
+#include "model/utf8.hpp"
 #include "registry/pg_connect.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
@@ -233,6 +235,18 @@ std::vector<Json> parse_csv(const std::string& text, const std::string& source) 
   const std::size_t n = text.size();
   std::size_t line = 1;
   auto where = [&](std::size_t l) { return source + ":" + std::to_string(l) + ": "; };
+  // Cells become JSON strings (manifests, the plan, the op log): refuse other encodings here,
+  // naming the line, rather than as a raw JSON error when the first of them is written.
+  for (std::size_t k = i, l = 1; k < n;) {
+    auto cp = model::utf8::decode(text, k);
+    if (!cp.valid) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[k]));
+      throw ConfigError(where(l) + "not UTF-8 text (byte " + byte + "); save the file as UTF-8");
+    }
+    if (text[k] == '\n') ++l;
+    k += cp.length;
+  }
   while (i < n) {
     std::vector<std::string> rec;
     bool quoted_any = false;

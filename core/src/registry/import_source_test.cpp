@@ -54,6 +54,13 @@ TEST_CASE("csv: short rows are padded, long rows and broken quotes refused") {
   CHECK(message_of([] { parse_csv("a\n\"x\"y\n", "t.csv"); }).find("t.csv:2: text after a closing quote") == 0);
 }
 
+TEST_CASE("csv: text that is not UTF-8 is refused with its line (fuzz/corpus/import_csv)") {
+  CHECK(parse_csv("key,uri\na,/x\xc3\xa9\n", "t.csv") == std::vector<Json>{Json{{"key", "a"}, {"uri", "/x\xc3\xa9"}}});
+  CHECK(message_of([] { parse_csv("key,uri\na,/x\n\"b\nc\",/x\xa4y\n", "t.csv"); }) ==
+        "t.csv:4: not UTF-8 text (byte 0xA4); save the file as UTF-8");
+  CHECK(message_of([] { parse_csv("\xEF\xBB\xBFk\n\xed\xa0\x80\n", "t.csv"); }).find("t.csv:2: not UTF-8") == 0);
+}
+
 TEST_CASE("sql sources: the suffix decides, table names are identifiers") {
   CHECK(is_sql_source("postgresql://u@h/db"));
   CHECK(is_sql_source("postgres://h/db.csv"));

@@ -127,7 +127,10 @@ class Replayer {
       git_oid theirs_id = *git_commit_tree_id(lookup(new_parent).get());
       if (git_oid_equal(&base_id, &theirs_id)) continue;
       Tree base = tree(base_id), ours = tree(result), theirs = tree(theirs_id);
-      git_merge_options opts = GIT_MERGE_OPTIONS_INIT;
+      // The init function, not GIT_MERGE_OPTIONS_INIT: the macro leaves fields to zero-fill,
+      // which clang's -Wmissing-field-initializers (the fuzz build, -Werror) rejects.
+      git_merge_options opts;
+      git_merge_options_init(&opts, GIT_MERGE_OPTIONS_VERSION);
       git_index* raw_index = nullptr;
       if (git_merge_trees(&raw_index, repo_, base.get(), ours.get(), theirs.get(), &opts) != 0)
         fail("cannot replay commit " + short_id(hex(*git_commit_id(commit))));

@@ -424,7 +424,8 @@ bool GitReader::is_dirty(const std::vector<std::string>& paths) const {
   std::lock_guard lock(mutex_);
   std::vector<char*> specs;
   for (const auto& p : paths) specs.push_back(const_cast<char*>(p.c_str()));
-  git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+  git_status_options opts;  // not GIT_STATUS_OPTIONS_INIT: see git_abandon.cpp
+  git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
   opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
   opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
                GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;

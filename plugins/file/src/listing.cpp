@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -88,7 +89,12 @@ int64_t state_int(const sdk::State& s, const char* key, int64_t fallback) {
   auto it = s.find(key);
   if (it == s.end() || it->is_null()) return fallback;
   if (it->is_number_integer()) return it->get<int64_t>();
-  if (it->is_number_float()) return static_cast<int64_t>(it->get<double>());
+  if (it->is_number_float()) {
+    // A state comes from a committed manifest: a float outside int64's range would make the
+    // conversion undefined.
+    double d = it->get<double>();
+    if (d >= -9.2e18 && d <= 9.2e18) return static_cast<int64_t>(d);
+  }
   if (it->is_string()) {
     const std::string& v = it->get_ref<const std::string&>();
     int64_t out = 0;
@@ -99,6 +105,13 @@ int64_t state_int(const sdk::State& s, const char* key, int64_t fallback) {
 }
 
 namespace {
+
+// b - a, saturated: sizes come from listings and states a clone wrote, and may be anything.
+int64_t delta(int64_t b, int64_t a) {
+  int64_t d = 0;
+  if (__builtin_sub_overflow(b, a, &d)) return b > a ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  return d;
+}
 
 bool is_listed_type(const sdk::State& s) {
   std::string t = s.is_object() ? sdk::get_string(s, "type") : std::string();
@@ -127,7 +140,7 @@ sdk::ObjectDiff diff_listed(const sdk::State& a, const sdk::State& b, const std:
     out.note = std::string("no stored listing for side ") + (!la && !lb ? "a and b" : !la ? "a" : "b");
     out.add("(summary)", "modified",
             std::to_string(state_int(a, "count")) + " -> " + std::to_string(state_int(b, "count")) +
-                " files, " + human_size(state_int(b, "size") - state_int(a, "size")));
+                " files, " + human_size(delta(state_int(b, "size"), state_int(a, "size"))));
     return out;
   }
   auto rows_a = parse_listing(*la, "a");
@@ -140,11 +153,11 @@ sdk::ObjectDiff diff_listed(const sdk::State& a, const sdk::State& b, const std:
       out.add(rows_b[j].first, "added", human_size(rows_b[j].second.size));
       ++j;
     } else if (c < 0) {
-      out.add(rows_a[i].first, "removed", human_size(-rows_a[i].second.size));
+      out.add(rows_a[i].first, "removed", human_size(delta(0, rows_a[i].second.size)));
       ++i;
     } else {
       if (!(rows_a[i].second == rows_b[j].second))
-        out.add(rows_b[j].first, "modified", human_size(rows_b[j].second.size - rows_a[i].second.size));
+        out.add(rows_b[j].first, "modified", human_size(delta(rows_b[j].second.size, rows_a[i].second.size)));
       ++i;
       ++j;
     }
@@ -168,7 +181,7 @@ sdk::ObjectDiff diff_states(const std::string& uri, const sdk::State& a, const s
   };
   auto va = field(a, "size"), vb = field(b, "size");
   if (va != vb) {
-    if (!va.is_null() && !vb.is_null()) append("size " + human_size(state_int(b, "size") - state_int(a, "size")));
+    if (!va.is_null() && !vb.is_null()) append("size " + human_size(delta(state_int(b, "size"), state_int(a, "size"))));
     else append("size " + py_str(va) + " -> " + py_str(vb));
   }
   va = field(a, "etag"), vb = field(b, "etag");

@@ -2,6 +2,8 @@
 // json.dumps({"p": p, "k": k, "s": s}, separators=(",", ":")) + "\n" (ensure_ascii on).
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "json_ascii.hpp"
 #include "listing.hpp"
 #include "support.hpp"
@@ -119,6 +121,35 @@ TEST_CASE("single-file states diff as one modified entry") {
   // Absent values print as Python's None.
   Json old_format{{"type", "file"}, {"size", 6}, {"mtime_ns", 5}};
   CHECK(diff_states("/x", old_format, a, std::nullopt, std::nullopt).entries[0].detail == "sha256 None -> aaaaaaaaaaaa");
+}
+
+TEST_CASE("sizes from a clone's states and listings cannot overflow (fuzz/corpus/listing/states)") {
+  // A float size beyond int64 is refused, not converted (undefined behaviour before).
+  Json huge{{"type", "file"}, {"size", 1e300}, {"sha256", "a"}};
+  Json small{{"type", "file"}, {"size", 1}, {"sha256", "b"}};
+  CHECK_THROWS_AS(diff_states("/x", huge, small, std::nullopt, std::nullopt), sdk::BackendError);
+  CHECK(state_int(Json{{"s", -2.5}}, "s") == -2);
+  // Differences of extreme sizes saturate.
+  Json lowest{{"type", "file"}, {"size", std::numeric_limits<int64_t>::min()}, {"sha256", "c"}};
+  Json highest{{"type", "file"}, {"size", std::numeric_limits<int64_t>::max()}, {"sha256", "d"}};
+  CHECK(diff_states("/x", lowest, highest, std::nullopt, std::nullopt).entries[0].detail.find("size +8388608.0 TiB") == 0);
+  std::string la = "{\"p\":\"a\",\"k\":\"x\",\"s\":-9223372036854775808}\n";
+  std::string lb = "{\"p\":\"a\",\"k\":\"y\",\"s\":9223372036854775807}\n";
+  auto d = diff_states("/d", dir_state("d1", 1, 0), dir_state("d2", 1, 0), la, lb);
+  REQUIRE(d.entries.size() == 1);
+  CHECK(d.entries[0].detail == "+8388608.0 TiB");
+  auto removed = diff_states("/d", dir_state("d1", 1, 0), dir_state("d2", 0, 0), la, std::string());
+  CHECK(removed.entries[0].detail == "+8388608.0 TiB");
+}
+
+TEST_CASE("a listing line nested past the JSON limit is a corrupt listing (fuzz/corpus/listing)") {
+  std::string deep = "{\"p\":\"a\",\"k\":" + std::string(200000, '[') + std::string(200000, ']') + ",\"s\":1}\n";
+  try {
+    parse_listing(deep, "a");
+    FAIL("no error");
+  } catch (const sdk::BackendError& e) {
+    CHECK(std::string(e.what()) == "corrupt listing for side a at line 1: nesting deeper than 128 levels");
+  }
 }
 
 }  // namespace tether::file::test
