@@ -23,7 +23,7 @@ std::string nested(std::size_t depth) { return std::string(depth, '[') + std::st
 TEST_CASE("OpLog::read skips and counts malformed lines and keeps the others") {
   TempDir tmp;
   const auto path = tmp.path() / "ops.jsonl";
-  OpLog log(path);
+  OpLog log(tether::model::CheckoutPath{tmp.path(), "ops.jsonl"});
   const std::string a = log.begin("commit", Json{{"objects", Json::object()}});
   log.progress(a, Json{{"action", "pin"}, {"key", "m"}, {"ref", "tether.x"}});
   log.end(a, Json{{"vcs_commit", "abc"}});                                        // lines 1-3
@@ -77,10 +77,10 @@ TEST_CASE("OpLog::skipped_warning names the file and the first lines") {
 TEST_CASE("a missing op log is empty; a last line without a newline is read") {
   TempDir tmp;
   std::vector<std::size_t> skipped;
-  CHECK(OpLog(tmp.path() / "none.jsonl").read(&skipped).empty());
+  CHECK(OpLog(tether::model::CheckoutPath{tmp.path(), "none.jsonl"}).read(&skipped).empty());
   CHECK(skipped.empty());
   const auto path = tmp.file("ops.jsonl", R"({"id": "e1", "command": "add"})");
-  const auto entries = OpLog(path).read(&skipped);
+  const auto entries = OpLog(tether::model::CheckoutPath{tmp.path(), "ops.jsonl"}).read(&skipped);
   REQUIRE(entries.size() == 1);
   CHECK(entries[0].status == "started");
   CHECK(skipped.empty());
