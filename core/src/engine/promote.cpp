@@ -31,17 +31,6 @@ Json without_at(Json locator) {
   return locator;
 }
 
-std::string message_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const BackendError& e) {
-    return e.bare_message();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "unknown error";
-}
-
 std::string source_ref_label(const Json& source) {
   if (source.contains("ref")) return source["ref"].get<std::string>();
   if (source.contains("pin")) return source["pin"].value("ref", std::string("a pin"));

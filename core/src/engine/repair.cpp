@@ -23,17 +23,6 @@ namespace tether::engine {
 
 namespace {
 
-std::string message_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const BackendError& e) {
-    return e.bare_message();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "unknown error";
-}
-
 // What an interrupted operation had done, from its progress records (§6.7).
 std::string incomplete_note(const OpEntry& e) {
   std::vector<std::string> done;

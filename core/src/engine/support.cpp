@@ -362,6 +362,17 @@ void PinIndex::release(const std::set<std::string>& pin_ids) {
 
 namespace tether::engine {
 
+std::string message_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const BackendError& e) {
+    return e.bare_message();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "unknown error";
+}
+
 void Repo::warn(const std::string& text) const {
   if (!warned_.insert(text).second) return;
   if (warning_sink_) warning_sink_(text);
