@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto path = fuzz::scratch_dir() / "ops.jsonl";
   fuzz::write_bytes(path, fuzz::text_of(data, size));
   try {
-    for (const auto& e : engine::OpLog(path).read()) {
+    for (const auto& e : engine::OpLog(model::CheckoutPath{fuzz::scratch_dir(), "ops.jsonl"}).read()) {
       (void)e.incomplete();
       (void)engine::op_summary(e);
       (void)e.to_json().dump();
