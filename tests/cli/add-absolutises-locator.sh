@@ -19,7 +19,7 @@ grep -qx 'file = "immutable"' "$m" || fail "default file policy"
 grep -qx 'pin = "native"' "$m" || fail "default pin policy"
 ! grep -q '^\[state\]' "$m" || fail "add recorded a state"
 # the op log records it
-tail -n 2 .tether/ops.jsonl | grep -q '"command":"add"' || fail "no add op logged"
+grep -q '"command":"add"' <<<"$(tail -n 2 .tether/ops.jsonl)" || fail "no add op logged"
 
 ok tether add nested/one/raw2 data/raw --kind file --file versioned --pin record
 grep -qx "uri = \"$DS/data/raw\"" .tether/objects/nested/one/raw2.toml || fail "nested manifest"

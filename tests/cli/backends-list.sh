@@ -18,7 +18,7 @@ eq "$(json '[b for b in j if b["kind"] == "memory"][0]["installed"]')" "True"
 eq "$(json '"pin" in [b for b in j if b["kind"] == "memory"][0]["capabilities"]')" "True"
 eq "$(json '"pin" in [b for b in j if b["kind"] == "file"][0]["capabilities"]')" "False"
 eq "$(json '[b for b in j if b["kind"] == "file"][0]["tier"]')" "observed"
-json '[b for b in j if b["kind"] == "file"][0]["path"]' | grep -q '/tether-backend-file\.so$' || fail "file path"
+grep -q '/tether-backend-file\.so$' <<<"$(json '[b for b in j if b["kind"] == "file"][0]["path"]')" || fail "file path"
 # git: stable, Forkable, with every flag of the issue
 ok tether backends
 out_matches '^git +stable +forkable +addressable, pin, fork, cheap_fingerprint, atomic_ref, diff, history, promote, merge, create, conditional_ref$'

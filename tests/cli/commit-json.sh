@@ -13,7 +13,7 @@ eq "$(json 'sorted(j)')" "['pinned', 'unchanged', 'unrecoverable', 'vcs_commit']
 eq "$(json 'j["vcs_commit"]')" "$(git rev-parse HEAD)"
 eq "$(json 'sorted(j["pinned"])')" "['m', 'r']"
 eq "$(json 'j["pinned"]["r"]')" "None"
-json 'j["pinned"]["m"]' | grep -qE '^tether\.[0-9a-f]{8}\.[0-9a-f]{16}$' || fail "pin ref"
+grep -qE '^tether\.[0-9a-f]{8}\.[0-9a-f]{16}$' <<<"$(json 'j["pinned"]["m"]')" || fail "pin ref"
 eq "$(json 'j["unrecoverable"]')" "['raw']"
 eq "$(json 'j["unchanged"]')" "[]"
 [ -z "$(mem_tags sys2)" ] || fail "pin=record cut a pin"

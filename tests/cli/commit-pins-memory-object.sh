@@ -12,7 +12,7 @@ ref=$(sed -nE 's/^  pinned m -> (.*)$/\1/p' <<<"$OUT")
 out_matches '^committed [0-9a-f]{12}$'
 eq "$(mem_tags sys1)" "$ref sys1:s0" "the store's tags"
 m=.tether/objects/m.toml
-git show HEAD:$m | grep -qx '\[pin\]' || fail "no [pin] committed"
+grep -qx '\[pin\]' <<<"$(git show HEAD:$m)" || fail "no [pin] committed"
 grep -qx "ref = \"$ref\"" $m || fail "pin ref: $(cat $m)"
 grep -qx "id = \"${ref#tether.}\"" $m || fail "pin id: $(cat $m)"
 grep -qx 'snapshot_id = "sys1:s0"' $m || fail "state"

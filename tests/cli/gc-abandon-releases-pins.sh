@@ -105,9 +105,9 @@ ok tether abandon HEAD~2 --gc
 out_has "unpinned 1 pin(s)"
 out_has "  git: ${tagO1#tether.}"
 out_lacks "${tagS#tether.}"
-tags "$TMP/code" | grep -qx "$tagS" || fail "the shared pin was released with S1"
+grep -qx "$tagS" <<<"$(tags "$TMP/code")" || fail "the shared pin was released with S1"
 eq "$(git -C "$TMP/code" rev-parse "$tagS")" "$sha_shared" "shared tag target"
-tags "$TMP/other" | grep -qx "$tagO1" && fail "S1's other pin is still there"
+grep -qx "$tagO1" <<<"$(tags "$TMP/other")" && fail "S1's other pin is still there"
 ok tether gc
 eq "$OUT" "  gc: nothing to do"
 # now S2 goes: nothing names the shared pin any more
@@ -117,7 +117,7 @@ eq "$(unpins)" "$tagS" "abandon S2's preview"
 ok tether gc --no-dry-run
 out_has "unpinned 1 pin(s)"
 out_has "  git: ${tagS#tether.}"
-tags "$TMP/code" | grep -qx "$tagS" && fail "the shared pin survived"
+grep -qx "$tagS" <<<"$(tags "$TMP/code")" && fail "the shared pin survived"
 eq "$(tags "$TMP/code")" "$(printf '%s\n' "$tagA" "$tagC" "$tagE" "$tagS3" | sort)" "code tags at the end"
 eq "$(tags "$TMP/other")" "$tagO2" "other tags at the end"
 ok tether verify --all-history

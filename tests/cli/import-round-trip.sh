@@ -39,7 +39,7 @@ eq "$OUT" "added 0, updated 1, removed 0, unchanged 2
 run \`tether commit\` to record their states"
 grep -qx 'pin = "record"' .tether/objects/db/two.toml || fail "db/two's policy: $(cat .tether/objects/db/two.toml)"
 ok tether commit -m "db/two recorded"
-git show HEAD:.tether/objects/db/two.toml | grep -qx 'pin = "record"' || fail "the committed manifest lacks the policy"
+grep -qx 'pin = "record"' <<<"$(git show HEAD:.tether/objects/db/two.toml)" || fail "the committed manifest lacks the policy"
 git diff --quiet HEAD -- .tether || fail "manifests dirty after the commit"
 
 # the new head exported again imports as an empty plan

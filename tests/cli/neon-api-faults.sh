@@ -16,7 +16,7 @@ control POST faults '{"status": 503, "count": 3}' >/dev/null
 control POST faults '{"status": 423, "count": 1, "retry_after": "1", "prefix": "/projects/'"$PROJECT"'/endpoints"}' >/dev/null
 ok tether commit -m first --json
 pin=$(json 'j["pinned"]["db"]')
-branch_names | grep -qx "$pin" || fail "no pin branch after the outage"
+grep -qx "$pin" <<<"$(branch_names)" || fail "no pin branch after the outage"
 faults=$(control GET requests | python3 -c 'import json,sys; print(sum(1 for r in json.load(sys.stdin)["requests"] if r["fault"]))')
 eq "$faults" 4 "faults served (then retried)"
 

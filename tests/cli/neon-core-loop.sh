@@ -18,7 +18,7 @@ err_has "the neon backend is experimental"
 psql "$MAIN_URI" -qc "create table t(x int); insert into t values (1), (2)"
 ok tether commit -m first --json
 pin1=$(json 'j["pinned"]["db"]')
-branch_names | grep -qx "$pin1" || fail "no pin branch $pin1: $(branch_names)"
+grep -qx "$pin1" <<<"$(branch_names)" || fail "no pin branch $pin1: $(branch_names)"
 grep -q '^commit_xid = "[0-9]*"$' .tether/objects/db.toml || fail "no commit_xid: $(cat .tether/objects/db.toml)"
 
 # main moves on; the pin keeps the rows of commit time
@@ -42,7 +42,7 @@ ws_uri=$OUT
 eq "$(count_rows "$ws_uri")" 3 "rows in the new branch"
 psql "$ws_uri" -qc "insert into t values (10), (11)"
 eq "$(count_rows "$MAIN_URI")" 3 "rows in main after writing the branch"
-branch_names | grep -q '^tether\.ws\..*\.x$' || fail "no working branch: $(branch_names)"
+grep -q '^tether\.ws\..*\.x$' <<<"$(branch_names)" || fail "no working branch: $(branch_names)"
 ok tether open db --json
 out_lacks "$password"
 eq "$(json 'j["handle"]["address"].split("@")[0]')" "postgresql://alice:****"
@@ -57,8 +57,8 @@ out_matches '^ +ok +db$'
 # abandon the commit on x: gc releases exactly its pin branch
 ok tether abandon HEAD
 ok tether gc --no-dry-run
-branch_names | grep -qx "$pinx" && fail "gc left $pinx: $(branch_names)"
-branch_names | grep -qx "$pin1" || fail "gc took $pin1"
+grep -qx "$pinx" <<<"$(branch_names)" && fail "gc left $pinx: $(branch_names)"
+grep -qx "$pin1" <<<"$(branch_names)" || fail "gc took $pin1"
 ok tether verify
 
 # a pin branch deleted behind tether's back is reported missing

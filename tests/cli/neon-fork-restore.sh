@@ -33,7 +33,7 @@ ok tether commit -m "on x"
 psql "$uri" -qc "insert into t values (5)"
 ok tether new x --discard
 ok tether open db --with-password
-branch_names | grep -qx "$ws.2" || fail "no sibling $ws.2: $(branch_names)"
+grep -qx "$ws.2" <<<"$(branch_names)" || fail "no sibling $ws.2: $(branch_names)"
 eq "$(count_rows "$OUT")" 2 "rows on the sibling (the pin of 'on x')"
 ok tether status --snapshot
 out_matches '^ +clean +db'

@@ -15,7 +15,7 @@ eq "$OUT" "removed a/b/c"
 ok tether remove a/keep
 [ ! -e .tether/objects/a ] || fail "empty directory a kept"
 [ -d .tether/objects ] || fail "objects/ itself removed"
-tail -n 2 .tether/ops.jsonl | grep -q '"command":"remove"' || fail "no remove op logged"
+grep -q '"command":"remove"' <<<"$(tail -n 2 .tether/ops.jsonl)" || fail "no remove op logged"
 
 remember_state
 fails 1 tether remove nothere

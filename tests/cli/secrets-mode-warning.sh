@@ -11,5 +11,5 @@ err_matches '^warning: .*\.tether/secrets\.toml is readable by other users; `chm
 chmod 600 .tether/secrets.toml
 ok tether status
 eq "$ERR" ""
-git status --porcelain | grep -q secrets && fail "secrets.toml is not ignored"
+grep -q secrets <<<"$(git status --porcelain)" && fail "secrets.toml is not ignored"
 true

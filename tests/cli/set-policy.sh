@@ -29,5 +29,5 @@ ok tether diff
 out_matches '^ +changed  a  \[policy changed; same state\]$'
 ok tether commit -m "policies"
 [ "$(git rev-parse HEAD)" != "$head0" ] || fail "the policy change was not committed"
-git show HEAD:.tether/objects/a.toml | grep -qx 'pin = "record"' || fail "committed manifest lacks the policy"
+grep -qx 'pin = "record"' <<<"$(git show HEAD:.tether/objects/a.toml)" || fail "committed manifest lacks the policy"
 git diff --quiet HEAD -- .tether || fail "manifests dirty after the commit"

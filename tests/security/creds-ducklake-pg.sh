@@ -46,7 +46,7 @@ run tether verify
 run tether log lake
 [ -s "$TMP/listener.log" ] || fail "the listener saw no connection"
 grep -q victim- "$TMP/listener.log" && fail "a credential reached the attacker's server: $(cat "$TMP/listener.log")"
-sent | grep -qvx 'tether-sends-no-password-to-hosts-you-did-not-name' && fail "unexpected password: $(sent)"
+[ -z "$(sent | grep -vx 'tether-sends-no-password-to-hosts-you-did-not-name' || true)" ] || fail "unexpected password: $(sent)"
 eq "$(fingerprint "$HOME")" "$home_before" "files outside the dataset"
 
 # A manifest may not choose credentials or files here either.

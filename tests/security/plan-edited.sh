@@ -101,7 +101,7 @@ refused "^error: the saved gc plan is not what tether plans here now \(first dif
 # ---- the plans as saved still apply -------------------------------------------------------------
 ok tether commit --from-plan "$TMP/plans/commit.json"
 out_matches "^  pinned db -> tether\.$id\.[0-9a-f]{16}$"
-mem_tags sys1 | grep -q "^tether\.$id\." || fail "no pin tag: $(mem_tags sys1)"
+grep -q "^tether\.$id\." <<<"$(mem_tags sys1)" || fail "no pin tag: $(mem_tags sys1)"
 [ -z "$(mem_tags sys1 | grep -v "^tether\.$id\." || true)" ] || fail "a tag outside the namespace: $(mem_tags sys1)"
 ok tether gc --plan "$TMP/plans/gc2.json"
 ok tether gc --from-plan "$TMP/plans/gc2.json"
