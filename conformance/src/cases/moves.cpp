@@ -53,7 +53,13 @@ void expect_stale_fork(Fixture& fx, const Json& loc, const Json& source, const s
 
 void fork_conditional(Fixture& fx) {
   auto& be = fx.backend();
-  auto [loc, source, head, wref] = forked(fx, "conformance-cas");
+  // Named copies, not a structured binding: lambdas below capture them (clang 14 cannot
+  // capture bindings).
+  const Forked forked_ = forked(fx, "conformance-cas");
+  const auto& loc = forked_.loc;
+  const auto& source = forked_.source;
+  const auto& head = forked_.head;
+  const auto& wref = forked_.wref;
 
   expect_stale_fork(fx, loc, source, wref, Expected::at(source), head, "expected = the stale head");
   expect_stale_fork(fx, loc, source, wref, Expected::absent(), head, "expected = absent, on an existing branch");
@@ -124,7 +130,13 @@ void fork_race(Fixture& fx) {
 void ancestry(Fixture& fx) {
   if (!fx.has(TETHER_CAP_PROMOTE) && !fx.has(TETHER_CAP_MERGE)) skip("the backend lacks promote and merge");
   auto& be = fx.backend();
-  auto [loc, source, head, wref] = forked(fx, "conformance-ancestry");
+  // Named copies, not a structured binding: lambdas below capture them (clang 14 cannot
+  // capture bindings).
+  const Forked forked_ = forked(fx, "conformance-ancestry");
+  const auto& loc = forked_.loc;
+  const auto& source = forked_.source;
+  const auto& head = forked_.head;
+  const auto& wref = forked_.wref;
   auto forward = be.ancestor_of(loc, source, Source::of_ref(wref));
   auto backward = be.ancestor_of(loc, head, Source::of_state(source));
   auto name = [](const std::optional<bool>& b) { return b ? (*b ? std::string("true") : std::string("false")) : "none"; };
@@ -139,7 +151,13 @@ void ancestry(Fixture& fx) {
 
 void promote(Fixture& fx) {
   auto& be = fx.backend();
-  auto [loc, base, fork_head, wref] = forked(fx, "conformance-promote", true);
+  // Named copies, not a structured binding: lambdas below capture them (clang 14 cannot
+  // capture bindings).
+  const Forked forked_ = forked(fx, "conformance-promote", true);
+  const auto& loc = forked_.loc;
+  const auto& base = forked_.source;
+  const auto& fork_head = forked_.head;
+  const auto& wref = forked_.wref;
 
   expect_refused<RefMovedError>("promote(expected = the fork's head, not the base's)", "REF_MOVED",
                                 [&] { be.promote(loc, Source::of_ref(wref), Expected::at(fork_head)); });
@@ -169,7 +187,13 @@ void promote(Fixture& fx) {
 
 void merge(Fixture& fx) {
   auto& be = fx.backend();
-  auto [loc, base, fork_head, wref] = forked(fx, "conformance-merge");
+  // Named copies, not a structured binding: lambdas below capture them (clang 14 cannot
+  // capture bindings).
+  const Forked forked_ = forked(fx, "conformance-merge");
+  const auto& loc = forked_.loc;
+  const auto& base = forked_.source;
+  const auto& fork_head = forked_.head;
+  const auto& wref = forked_.wref;
   fx.mutate(loc);
   Json before = fx.fingerprint(loc);
 

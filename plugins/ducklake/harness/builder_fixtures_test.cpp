@@ -54,12 +54,15 @@ TEST_CASE("the builder's DDL is the DDL of the converted v04 catalog, apart from
   auto have = table_ddl(b.path());
   for (auto it = want.begin(); it != want.end();) it = is_inlined(it->first) ? want.erase(it) : std::next(it);
   CHECK(have.size() == 28);
-  for (const auto& [name, sql] : want) {
+  for (const auto& name_sql : want) {
+    const auto name = name_sql.first;
+    const auto& sql = name_sql.second;
     INFO(name);
     REQUIRE(have.count(name) == 1);
     CHECK(have[name] == sql);
   }
-  for (const auto& [name, sql] : have) {
+  for (const auto& name_sql : have) {
+    const auto name = name_sql.first;
     INFO(name);
     CHECK(want.count(name) == 1);
   }

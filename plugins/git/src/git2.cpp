@@ -167,7 +167,7 @@ int stop_at_first(const char*, unsigned int, void*) { return 1; }
 
 bool working_tree_dirty(git_repository* repo) {
   if (git_repository_is_bare(repo)) return false;
-  git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+  auto opts = init_options(git_status_options_init, GIT_STATUS_OPTIONS_VERSION);
   opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
   opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
   int rc = git_status_foreach_ext(repo, &opts, stop_at_first, nullptr);

@@ -109,4 +109,14 @@ std::string summary_line(const git_commit* commit);
 // libgit2's signature from the repository's user.name/user.email, else tether's own.
 Signature default_signature(git_repository* repo);
 
+// An options struct at libgit2's defaults, through its init function (the *_INIT macros leave
+// fields to zero-initialisation, which clang's -Wmissing-field-initializers reports):
+// `auto opts = init_options(git_status_options_init, GIT_STATUS_OPTIONS_VERSION);`.
+template <class Options>
+Options init_options(int (*init)(Options*, unsigned int), unsigned int version) {
+  Options o{};
+  init(&o, version);
+  return o;
+}
+
 }  // namespace tether::git

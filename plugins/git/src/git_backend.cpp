@@ -350,11 +350,11 @@ sdk::ObjectDiff GitBackend::diff(sdk::Call& call, const sdk::DiffRequest& r) {
   return guarded([&] {
     Commit ca = lookup_commit(o.repo.get(), a), cb = lookup_commit(o.repo.get(), b);
     Tree ta = commit_tree(ca.get()), tb = commit_tree(cb.get());
-    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+    auto opts = init_options(git_diff_options_init, GIT_DIFF_OPTIONS_VERSION);
     git_diff* raw = nullptr;
     check(git_diff_tree_to_tree(&raw, o.repo.get(), ta.get(), tb.get(), &opts), "cannot diff " + short_hex(a) + " " + short_hex(b));
     Diff diff(raw);
-    git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
+    auto find = init_options(git_diff_find_options_init, GIT_DIFF_FIND_OPTIONS_VERSION);
     find.flags = GIT_DIFF_FIND_RENAMES;
     check(git_diff_find_similar(diff.get(), &find), "cannot detect renames");
     size_t n = git_diff_num_deltas(diff.get());
@@ -858,7 +858,7 @@ sdk::State GitBackend::merge(sdk::Call&, const sdk::MergeRequest& r) {
 
 Index GitBackend::merged_index(const Opened& o, const git_oid& ours, const git_oid& theirs, const std::string& base) const {
   Commit a = lookup_commit(o.repo.get(), ours), b = lookup_commit(o.repo.get(), theirs);
-  git_merge_options opts = GIT_MERGE_OPTIONS_INIT;
+  auto opts = init_options(git_merge_options_init, GIT_MERGE_OPTIONS_VERSION);
   opts.flags = GIT_MERGE_FIND_RENAMES;
   git_index* iraw = nullptr;
   check(git_merge_commits(&iraw, o.repo.get(), a.get(), b.get(), &opts), "cannot merge " + short_hex(theirs) + " into " + base);
@@ -952,7 +952,7 @@ sdk::State GitBackend::create(sdk::Call&, const sdk::CreateRequest& r) {
   std::string base = t.ref ? *t.ref : "main";
   check_branch_name(base);
   guarded([&] {
-    git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+    auto opts = init_options(git_repository_init_options_init, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
     opts.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_REINIT;
     opts.initial_head = base.c_str();
     git_repository* raw = nullptr;
@@ -986,7 +986,7 @@ sdk::State GitBackend::create(sdk::Call&, const sdk::CreateRequest& r) {
     check(git_reference_create(&rraw, repo.get(), head_ref(base).c_str(), &root, 0, "tether: created store"),
           "cannot create branch " + base);
     Reference made(rraw);
-    git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
+    auto co = init_options(git_checkout_options_init, GIT_CHECKOUT_OPTIONS_VERSION);
     co.checkout_strategy = GIT_CHECKOUT_FORCE;
     return check(git_checkout_head(repo.get(), &co), "cannot check out " + base + " in " + t.path);
   });
@@ -1024,7 +1024,7 @@ std::optional<bool> GitBackend::is_ref_empty(sdk::Call&, const sdk::IsRefEmptyRe
     if (left != std::vector<std::string>{base}) return false;
     auto at = reference_commit(o.repo.get(), head_ref(base));
     if (!at || oid_hex(*at) != kEmptyRootSha) return false;
-    git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+    auto opts = init_options(git_status_options_init, GIT_STATUS_OPTIONS_VERSION);
     opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS | GIT_STATUS_OPT_INCLUDE_IGNORED |
                  GIT_STATUS_OPT_RECURSE_IGNORED_DIRS;
     int rc = git_status_foreach_ext(o.repo.get(), &opts, [](const char*, unsigned int, void*) { return 1; }, nullptr);

@@ -126,7 +126,7 @@ Trees trees_of(git_repository* repo, const git_oid& from, const git_oid& to) {
   t.from = commit_tree(t.cfrom.get());
   t.to = commit_tree(t.cto.get());
   git_diff* raw = nullptr;
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  auto opts = init_options(git_diff_options_init, GIT_DIFF_OPTIONS_VERSION);
   check(git_diff_tree_to_tree(&raw, repo, t.from.get(), t.to.get(), &opts),
         "cannot compare " + short_hex(from) + " and " + short_hex(to));
   Diff diff(raw);
@@ -191,7 +191,7 @@ void write_side(git_repository* repo, const std::string& root, const std::string
     if (symlink(target.c_str(), tmp.c_str()) != 0) throw Git2Error(GIT_ERROR, "cannot write " + tmp + ": " + errno_text());
   } else {
     git_buf buf = GIT_BUF_INIT;
-    git_blob_filter_options fo = GIT_BLOB_FILTER_OPTIONS_INIT;
+    auto fo = init_options(git_blob_filter_options_init, GIT_BLOB_FILTER_OPTIONS_VERSION);
     check(git_blob_filter(&buf, blob.get(), path.c_str(), &fo), "cannot filter " + path);
     std::string content(buf.ptr ? buf.ptr : "", buf.size);
     git_buf_dispose(&buf);
@@ -353,7 +353,7 @@ void switch_paths(git_repository* repo, const git_oid& from, const git_oid& to, 
 }
 
 std::vector<std::string> dirty_paths(git_repository* repo, std::size_t limit) {
-  git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+  auto opts = init_options(git_status_options_init, GIT_STATUS_OPTIONS_VERSION);
   opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
   opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
   git_status_list* raw = nullptr;

@@ -44,7 +44,9 @@ std::map<std::string, std::string> as_map(const json& j) { return j.get<std::map
 }  // namespace
 
 TEST_CASE("every fixture: format, branches, tags and deleted tags") {
-  for (const auto& [name, want] : expected().items()) {
+  for (const auto& name_want : expected().items()) {
+    const auto name = name_want.key();
+    const auto& want = name_want.value();
     CAPTURE(name);
     Repository r = Repository::open((fixtures() / name).string());
     CHECK(r.format() == want["format"].get<int>());
@@ -55,9 +57,13 @@ TEST_CASE("every fixture: format, branches, tags and deleted tags") {
 }
 
 TEST_CASE("every fixture: the ancestry of every branch and tag") {
-  for (const auto& [name, want] : expected().items()) {
+  for (const auto& name_want : expected().items()) {
+    const auto name = name_want.key();
+    const auto& want = name_want.value();
     Repository r = Repository::open((fixtures() / name).string());
-    for (const auto& [ref, ids] : want["ancestry"].items()) {
+    for (const auto& ref_ids : want["ancestry"].items()) {
+      const auto ref = ref_ids.key();
+      const auto& ids = ref_ids.value();
       CAPTURE(name);
       CAPTURE(ref);
       auto colon = ref.find(':');
@@ -73,7 +79,9 @@ TEST_CASE("every fixture: the ancestry of every branch and tag") {
 }
 
 TEST_CASE("spec 2: the repo file's snapshots (parents, times, messages) and operations log") {
-  for (const auto& [name, want] : expected().items()) {
+  for (const auto& name_want : expected().items()) {
+    const auto name = name_want.key();
+    const auto& want = name_want.value();
     if (want["format"] != 2) continue;
     CAPTURE(name);
     Repository r = Repository::open((fixtures() / name).string());
@@ -96,9 +104,13 @@ TEST_CASE("spec 2: the repo file's snapshots (parents, times, messages) and oper
 
 TEST_CASE("every snapshot file: writer, spec version, parent, message, nodes and manifests") {
   int files = 0;
-  for (const auto& [name, want] : expected().items()) {
+  for (const auto& name_want : expected().items()) {
+    const auto name = name_want.key();
+    const auto& want = name_want.value();
     Repository r = Repository::open((fixtures() / name).string());
-    for (const auto& [id, w] : want["snapshot_files"].items()) {
+    for (const auto& id_w : want["snapshot_files"].items()) {
+      const auto id = id_w.key();
+      const auto& w = id_w.value();
       CAPTURE(name);
       CAPTURE(id);
       if (w.contains("error")) continue;
@@ -141,7 +153,9 @@ TEST_CASE("what is not there is refused, naming it") {
 
 TEST_CASE("every diff of expected.json, from the transaction logs") {
   int diffs = 0;
-  for (const auto& [name, want] : expected().items()) {
+  for (const auto& name_want : expected().items()) {
+    const auto name = name_want.key();
+    const auto& want = name_want.value();
     Repository r = Repository::open((fixtures() / name).string());
     for (const auto& d : want.value("diffs", json::array())) {
       std::string from = d["from"], to = d["to"];
@@ -177,11 +191,14 @@ TEST_CASE("every diff of expected.json, from the transaction logs") {
 }
 
 TEST_CASE("deep check: every live ref is intact; the orphaned 'doomed2 work' snapshots are not") {
-  for (const auto& [name, want] : expected().items()) {
+  for (const auto& name_want : expected().items()) {
+    const auto name = name_want.key();
     CAPTURE(name);
     Repository r = Repository::open((fixtures() / name).string());
     for (const auto* refs : {&r.branches(), &r.tags()})
-      for (const auto& [ref, id] : *refs) {
+      for (const auto& ref_id : *refs) {
+        const auto ref = ref_id.first;
+        const auto& id = ref_id.second;
         CAPTURE(ref);
         auto check = check_snapshot(r, id, true);
         CHECK_MESSAGE(check.ok, check.problem);
@@ -190,7 +207,9 @@ TEST_CASE("deep check: every live ref is intact; the orphaned 'doomed2 work' sna
   const std::map<std::string, std::string> doomed{{"expire-repo-v1-by-1.1.21", "ZNB3BJM5XYQGG758BZC0"},
                                                   {"expire-repo-v1-by-2.0.5", "RSE5QPE9HJJHQJM7HYM0"},
                                                   {"expire-repo-v1-by-working-copy", "5M4J01S9EG3C25H91R0G"}};
-  for (const auto& [name, id] : doomed) {
+  for (const auto& name_id : doomed) {
+    const auto name = name_id.first;
+    const auto& id = name_id.second;
     CAPTURE(name);
     auto check = check_snapshot(Repository::open((fixtures() / name).string()), id, false);
     CHECK_FALSE(check.ok);

@@ -129,7 +129,9 @@ TEST_CASE("repositories written by real Icechunk read back as Icechunk reports t
       }
     }
 
-    for (auto [from, to] : {std::pair{b.s0, b.s2}, std::pair{b.s0, b.s3}, std::pair{b.s1, b.s3}}) {
+    for (auto from_to : {std::pair{b.s0, b.s2}, std::pair{b.s0, b.s3}, std::pair{b.s1, b.s3}}) {
+      auto from = from_to.first;
+      auto to = from_to.second;
       CAPTURE(from);
       CAPTURE(to);
       json want = run({"diff", b.dir, from, to});
@@ -149,7 +151,11 @@ TEST_CASE("repositories written by real Icechunk read back as Icechunk reports t
     }
     CHECK_THROWS_AS(diff_snapshots(r, b.s3, b.s2), BadSnapshotChain);
 
-    for (const auto& [name, id] : r.branches()) CHECK_MESSAGE(check_snapshot(r, id, true).ok, name);
+    for (const auto& name_id : r.branches()) {
+      const auto name = name_id.first;
+      const auto& id = name_id.second;
+      CHECK_MESSAGE(check_snapshot(r, id, true).ok, name);
+    }
   }
 }
 
