@@ -237,7 +237,7 @@ AbandonResult GitAdapter::abandon(const std::vector<std::string>& revs, const st
   const std::string keep_dir = normalized_dir(keep_dir_in);
 
   // Clean under what git tracks: reset --keep below must not carry anything.
-  ProcessResult status = git_.run({"status", "--porcelain", "--untracked-files=no"});
+  support::ProcessResult status = git_.run({"status", "--porcelain", "--untracked-files=no"});
   if (!status.out.empty()) throw VcsError("git: commit or stash your changes before abandoning");
 
   const std::optional<std::string> head = reader_.head();

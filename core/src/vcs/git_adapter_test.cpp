@@ -14,10 +14,13 @@
 #include <thread>
 
 #include "tether/errors.hpp"
-#include "tether/vcs/process.hpp"
+#include "tether/support/process.hpp"
 
 namespace fs = std::filesystem;
 using namespace tether::vcs;
+using tether::support::join_argv;
+using tether::support::ProcessOptions;
+using tether::support::run_process;
 
 namespace {
 
