@@ -9,7 +9,7 @@
 
 #include "model/utf8.hpp"
 #include "tether/errors.hpp"
-#include "tether/model/redact.hpp"
+#include "tether/support/redact.hpp"
 
 namespace tether::model {
 namespace {
@@ -365,7 +365,7 @@ std::string short_state(const Json& state) {
 }
 
 Json redacted_json(const Json& value) {
-  if (value.is_string()) return redact_secrets(value.get_ref<const std::string&>());
+  if (value.is_string()) return support::redact_secrets(value.get_ref<const std::string&>());
   if (!value.is_structured()) return value;
   Json out = value;
   for (auto it = out.begin(); it != out.end(); ++it) *it = redacted_json(*it);

@@ -43,8 +43,8 @@ void append_json_string(std::string& out, std::string_view text);
 std::string pretty_json(const Json& value);
 std::string pretty_json(const OrderedJson& value);
 
-// The value with every string (not object keys) through redact_secrets (model/redact.hpp):
-// for JSON that leaves the process (--json output, op-log entries).
+// The value with every string (not object keys) through support::redact_secrets: for JSON
+// that leaves the process (--json output, op-log entries).
 Json redacted_json(const Json& value);
 
 // Python repr(float): shortest round-trip digits, exponent form when the decimal exponent is
