@@ -7,57 +7,17 @@
 #include <cstdio>
 #include <vector>
 
-#include "model/utf8.hpp"
 #include "tether/errors.hpp"
+#include "tether/support/json_escape.hpp"
 #include "tether/support/redact.hpp"
+#include "tether/support/utf8.hpp"
 
 namespace tether::model {
 namespace {
 
-void append_hex4(std::string& out, unsigned v) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "\\u%04x", v & 0xFFFFu);
-  out += buf;
-}
-
 // A JSON string body with Python's escapes. ensure_ascii escapes every non-ASCII code point.
 void write_string(std::string& out, std::string_view s, bool ensure_ascii) {
-  out += '"';
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-          if (c < 0x20) append_hex4(out, c);
-          else out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    if (!ensure_ascii) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    const auto cp = utf8::decode(s, i);
-    const uint32_t v = cp.valid ? cp.value : 0xFFFD;
-    if (v >= 0x10000) {
-      const uint32_t u = v - 0x10000;
-      append_hex4(out, 0xD800 + (u >> 10));
-      append_hex4(out, 0xDC00 + (u & 0x3FF));
-    } else {
-      append_hex4(out, v);
-    }
-    i += cp.length;
-  }
-  out += '"';
+  support::append_json_string(out, s, ensure_ascii ? support::JsonEscape::ascii : support::JsonEscape::utf8);
 }
 
 void write_float(std::string& out, double v) {
@@ -230,8 +190,6 @@ Json parse_json(std::string_view text, const std::string& source, const JsonLimi
   throw ConfigError(source + ": " + why + "; fix or remove it");
 }
 
-void append_json_string(std::string& out, std::string_view text) { write_string(out, text, false); }
-
 std::string canonical_json(const Json& value) {
   std::string out;
   write_canonical(out, value);
@@ -260,7 +218,7 @@ std::string py_repr(std::string_view s) {
   std::string out(1, quote);
   char buf[16];
   for (std::size_t i = 0; i < s.size();) {
-    const auto cp = utf8::decode(s, i);
+    const auto cp = support::utf8::decode(s, i);
     const uint32_t c = cp.value;
     if (!cp.valid) {
       // Python would hold a surrogate escape here; show the byte.
@@ -340,7 +298,7 @@ std::string py_str(const Json& value) {
 
 std::size_t utf8_length(std::string_view text) {
   std::size_t n = 0;
-  for (std::size_t i = 0; i < text.size(); i += utf8::decode(text, i).length) ++n;
+  for (std::size_t i = 0; i < text.size(); i += support::utf8::decode(text, i).length) ++n;
   return n;
 }
 
@@ -355,7 +313,7 @@ std::string short_state(const Json& state) {
     const std::string text = py_str(it.value());
     std::size_t i = 0, count = 0;
     while (i < text.size() && count < 16) {
-      i += utf8::decode(text, i).length;
+      i += support::utf8::decode(text, i).length;
       ++count;
     }
     out.append(text, 0, i);

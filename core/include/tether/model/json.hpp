@@ -34,8 +34,6 @@ std::optional<Json> try_parse_json(std::string_view text, const JsonLimits& limi
 // `"`, `\`, and code points below 0x20. Bytes that are not valid UTF-8 pass through untouched.
 std::string canonical_json(const Json& value);
 std::string canonical_json(const OrderedJson& value);
-// Appends `text` as a JSON string literal with canonical_json's escapes (UTF-8 kept as is).
-void append_json_string(std::string& out, std::string_view text);
 
 // Python json.dumps(x, indent=2): ensure_ascii (lower-case \uXXXX, surrogate pairs), `": "`
 // after keys, `,` at line ends, `{}`/`[]` for empty containers. Keys in the container's own
