@@ -24,6 +24,7 @@
 #include "tether/model/json.hpp"
 #include "tether/model/names.hpp"
 #include "tether/model/workspace.hpp"
+#include "tether/support/canonical_json.hpp"
 #include "tether/vcs/vcs.hpp"
 
 namespace fs = std::filesystem;
@@ -107,7 +108,7 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
 
   // `prefer`: a working-tree manifest, whose locator and key the group's actions use.
   auto add_manifest = [&](const model::ObjectManifest& m, bool prefer) {
-    std::string sig = model::canonical_json(Json::array({m.kind, m.locator}));
+    std::string sig = support::canonical_json(Json::array({m.kind, m.locator}));
     auto g = group_of.find(sig);
     if (g == group_of.end()) {
       std::string name;
@@ -136,7 +137,7 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
     }
     if (!m.state) return;
     auto& b = backend(m.kind);
-    std::string content = model::canonical_json(b.content_state(*m.state));
+    std::string content = support::canonical_json(b.content_state(*m.state));
     if (m.pin) {
       grp.pins.insert(m.pin->id);
       grp.pinned_states.insert(content);
@@ -370,7 +371,7 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
           for (const auto& [k, ref] : *table) {
             auto m = ms.find(k);
             if (m == ms.end()) continue;
-            auto g = group_of.find(model::canonical_json(Json::array({m->second.kind, m->second.locator})));
+            auto g = group_of.find(support::canonical_json(Json::array({m->second.kind, m->second.locator})));
             if (g != group_of.end() && !g->second.empty()) in_use.insert(g->second + "\n" + ref);
           }
       };
@@ -463,7 +464,7 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
           return v;
         }
         v.head = head;
-        std::string content = model::canonical_json(b.content_state(head));
+        std::string content = support::canonical_json(b.content_state(head));
         if (g.pinned_states.count(content)) {
           v.safe = "head is pinned";
         } else if (scope.dropped_states.count(c.group->first + "\n" + content)) {
