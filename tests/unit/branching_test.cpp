@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "testing/temp_dir.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/names.hpp"
 #include "tether/model/workspace.hpp"
 #include "tether/support/process.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -3,8 +3,6 @@
 
 #include <doctest/doctest.h>
 
-#include "testing/temp_dir.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -15,6 +13,7 @@
 
 #include "tether/errors.hpp"
 #include "tether/support/process.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace tether::vcs;

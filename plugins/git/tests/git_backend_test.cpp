@@ -7,12 +7,12 @@
 
 #include <doctest/doctest.h>
 
-#include "testing/errors.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin.hpp"
 #include "tether/host/proxy.hpp"
 #include "tether/support/process.hpp"
-#include "testing/temp_dir.hpp"
+#include "tether/testing/errors.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 namespace {
 

@@ -19,8 +19,8 @@
 #include "ids.hpp"
 #include "repository.hpp"
 #include "writer.hpp"
-#include "testing/temp_dir.hpp"
 #include "tether/support/process.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 using namespace tether::icechunk;
 using nlohmann::json;
