@@ -643,11 +643,7 @@ NewResult Repo::apply_new(const Plan& plan) {
         const PlanAction& a = *forks[i];
         if (!results[i].ok()) {
           failed.push_back(a.key);
-          try {
-            std::rethrow_exception(results[i].error);
-          } catch (const std::exception& e) {
-            errors.push_back(keyed_error(a.key, e));
-          }
+          errors.push_back(results[i].keyed(a.key));
           continue;
         }
         ws.working_refs[a.key] = *results[i].value;

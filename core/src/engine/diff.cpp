@@ -93,13 +93,7 @@ std::vector<DiffEntry> Repo::diff(const std::vector<std::string>& revs, bool con
       e.detail = std::move(*results[j].value);
       continue;
     }
-    try {
-      std::rethrow_exception(results[j].error);
-    } catch (const BackendError& err) {
-      e.detail_error = err.bare_message();
-    } catch (const std::exception& err) {
-      e.detail_error = err.what();
-    }
+    e.detail_error = results[j].message();
   }
   return out;
 }

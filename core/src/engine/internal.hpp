@@ -138,9 +138,6 @@ Result run_planned(const std::optional<Plan>& saved, bool dry_run, Check&& check
   return apply(p);
 }
 
-// What a fan-out task's error says, without a BackendError's `[key]` prefix.
-std::string message_of(const std::exception_ptr& error);
-
 // "a, b, c" of keys.
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
 

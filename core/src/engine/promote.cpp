@@ -180,11 +180,7 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
   std::map<std::string, Probe> by_key;
   for (std::size_t i = 0; i < probes.size(); ++i) {
     if (!probed[i].ok()) {
-      try {
-        std::rethrow_exception(probed[i].error);
-      } catch (const std::exception& e) {
-        probe_errors.push_back(keyed_error(probes[i].key, e));
-      }
+      probe_errors.push_back(probed[i].keyed(probes[i].key));
       continue;
     }
     probes[i].base = probed[i].value->first;
@@ -361,7 +357,7 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
       std::string why;
       std::vector<std::string> conflicts;
       if (!blockers[i].ok()) {
-        why = "cannot tell whether " + a.target + " can move (" + message_of(blockers[i].error) + ")";
+        why = "cannot tell whether " + a.target + " can move (" + blockers[i].message() + ")";
       } else if (blockers[i].value->blocker) {
         why = *blockers[i].value->blocker;
         conflicts = blockers[i].value->conflicts;

@@ -71,11 +71,7 @@ PullResult Repo::pull(const std::optional<std::string>& bookmark, const std::opt
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const std::string& key = jobs[i].key;
     if (!heads[i].ok()) {
-      try {
-        std::rethrow_exception(heads[i].error);
-      } catch (const std::exception& e) {
-        errors.push_back(keyed_error(key, e));
-      }
+      errors.push_back(heads[i].keyed(key));
       continue;
     }
     const auto& m = manifests_.at(key);

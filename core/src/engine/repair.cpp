@@ -125,7 +125,7 @@ Plan Repo::plan_repair(const RepairOptions& opt) {
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const auto& [label, m] = targets[i];
     if (!reports[i].ok()) {
-      plan.notes.push_back(label + ": could not verify (" + message_of(reports[i].error) + ")");
+      plan.notes.push_back(label + ": could not verify (" + reports[i].message() + ")");
       continue;
     }
     const auto& rep = *reports[i].value;
@@ -205,7 +205,7 @@ RepairResult Repo::apply_repair(const Plan& plan) {
   for (std::size_t i = 0; i < repins.size(); ++i) {
     const PlanAction& a = *repins[i];
     if (!pinned[i].ok()) {
-      res.failed["repin " + a.target] = message_of(pinned[i].error);
+      res.failed["repin " + a.target] = pinned[i].message();
       continue;
     }
     const sdk::Pin& p = *pinned[i].value;

@@ -132,13 +132,7 @@ VerifyResult Repo::verify(const VerifyOptions& opt) {
       e.status = sdk::verify_status_name(r.value->status);
       e.message = r.value->message;
     } else {
-      try {
-        std::rethrow_exception(r.error);
-      } catch (const BackendError& err) {
-        e.message = err.bare_message();
-      } catch (const std::exception& err) {
-        e.message = err.what();
-      }
+      e.message = r.message();
     }
     out.entries.push_back(std::move(e));
   }
