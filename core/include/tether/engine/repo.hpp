@@ -420,8 +420,10 @@ class Repo {
   Plan plan_commit(const CommitOptions& options, const std::optional<std::map<std::string, Json>>& fetched,
                    std::vector<std::string>& unchanged);
   CommitResult apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress);
-  // gc internals (gc.cpp); GcScope is defined there.
+  // gc internals (gc.cpp); GcScope is defined in internal.hpp, GcPlanner (planning stage by
+  // stage) in gc.cpp.
   struct GcScope;
+  struct GcPlanner;
   Plan plan_gc(const GcOptions& options, const GcScope& scope);
   GcReport apply_gc(const Plan& plan, const std::optional<std::string>& parent);
   // "<kind>|<ref namespace>": the store a manifest's pins and branches live in ("" if unknown).
