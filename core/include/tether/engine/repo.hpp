@@ -409,6 +409,7 @@ class Repo {
   std::string materialize_fork(const std::string& key);
   Plan plan_new(const NewOptions& options);
   NewResult apply_new(const Plan& plan);
+  struct PromotePlanner;  // promote.cpp: planning stage by stage
   Plan plan_promote(const PromoteOptions& options);
   // The plan to apply for a saved promote plan: planned again from its options, and refused
   // when it would move anything the saved one did not show.
