@@ -407,6 +407,7 @@ class Repo {
   // Other live checkouts of this repository: workspace id -> bookmark ("" for none).
   std::map<std::string, std::string> other_workspaces() const;
   std::string materialize_fork(const std::string& key);
+  struct NewPlanner;  // branching.cpp: planning `new` stage by stage
   Plan plan_new(const NewOptions& options);
   NewResult apply_new(const Plan& plan);
   struct PromotePlanner;  // promote.cpp: planning stage by stage
