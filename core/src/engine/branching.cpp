@@ -1,7 +1,7 @@
-// core/src/engine/branching.cpp: working on bookmarks (spec §1.6-1.9, §4.10, §4.11, §7.3,
-// §7.4): the checks every write shares (plan preconditions, stale working copy, the checkout
-// being on its bookmark, other live checkouts), `tether new` and `tether open` with its lazy
-// fork.
+// core/src/engine/branching.cpp: working on bookmarks (docs/concepts.md; docs/cli.md, `new`
+// and `open`; docs/FORMAT.md#preconditions): the checks every write shares (plan
+// preconditions, stale working copy, the checkout being on its bookmark, other live
+// checkouts), `tether new` and `tether open` with its lazy fork.
 #include <algorithm>
 #include <cstdlib>
 #include <set>

@@ -1,4 +1,4 @@
-// core/src/engine/commit.cpp: plan and apply a commit (spec §4.9).
+// core/src/engine/commit.cpp: plan and apply a commit (docs/ARCHITECTURE.md walks through it).
 //
 // Pins are cut before the VCS commit, so the commit only ever references refs that exist.
 // If anything fails before the VCS commit lands, the pins this commit created are released

@@ -1,5 +1,5 @@
 // core/src/engine/diff.cpp: compare the manifests of two revisions, and with --content ask
-// each system for its own diff of the two states (spec §4.15).
+// each system for its own diff of the two states (docs/cli.md, `tether diff`).
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"

@@ -1,4 +1,4 @@
-// core/src/engine/gc.cpp: `tether gc` (spec §4.17): release what no commit references.
+// core/src/engine/gc.cpp: `tether gc` (docs/cli.md): release what no commit references.
 //
 // Planning walks every commit reachable in the repository once (the VCS caches trees and
 // blobs by id, and a manifest text seen before is not parsed again), plus the working trees of

@@ -1,13 +1,13 @@
-// core/src/engine/promote.cpp: `tether promote` (spec §4.13). Lands a bookmark's working
-// branches on their base branches: a fast-forward where the base has not moved since the
-// fork, a native merge where the backend has one, otherwise a refusal with the backend's
-// hint. A bookmark (or the named keys) lands whole or not at all: every backend is asked
-// before the first move whether it would refuse (promote_blockers), and one refusal holds
-// every other move; a move that still fails at apply time sends the landed ones back
+// core/src/engine/promote.cpp: `tether promote` (docs/cli.md; docs/security.md#promote). Lands
+// a bookmark's working branches on their base branches: a fast-forward where the base has not
+// moved since the fork, a native merge where the backend has one, otherwise a refusal with the
+// backend's hint. A bookmark (or the named keys) lands whole or not at all: every backend is
+// asked before the first move whether it would refuse (promote_blockers), and one refusal
+// holds every other move; a move that still fails at apply time sends the landed ones back
 // (rewind). Every move is conditional on the base head the plan reviewed. The journal holds
-// the plan and a record before each move, so repair finishes (apply_promote with `resume`)
-// and undo reverses a promote a kill interrupted. When everything landed, the trunk
-// bookmark moves to the bookmark's commit.
+// the plan and a record before each move, so repair finishes (apply_promote with `resume`) and
+// undo reverses a promote a kill interrupted. When everything landed, the trunk bookmark moves
+// to the bookmark's commit.
 #include <algorithm>
 #include <set>
 

@@ -1,6 +1,6 @@
-// core/src/engine/pull.cpp: `tether pull` (spec §4.8) reads the heads of the bookmark's
+// core/src/engine/pull.cpp: `tether pull` (docs/cli.md) reads the heads of the bookmark's
 // branches (on the trunk: every upstream branch) and commits what moved; `tether restore`
-// (§4.12) resets working branches onto the states an older revision recorded.
+// resets working branches onto the states an older revision recorded.
 #include <algorithm>
 #include <set>
 

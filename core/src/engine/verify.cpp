@@ -1,6 +1,6 @@
-// core/src/engine/verify.cpp: check that pins and recorded states still resolve (spec §4.14).
-// Identical (kind, identity, state, pin) records are verified once, concurrently; a history
-// walk reads each commit's manifests through the VCS's tree cache.
+// core/src/engine/verify.cpp: check that pins and recorded states still resolve (docs/cli.md,
+// `tether verify`). Identical (kind, identity, state, pin) records are verified once,
+// concurrently; a history walk reads each commit's manifests through the VCS's tree cache.
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>

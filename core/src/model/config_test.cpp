@@ -1,4 +1,5 @@
-// Tests of model/config: tether.toml reading, writing and the committed-config refusals (§2.2).
+// Tests of model/config: tether.toml reading, writing and the committed-config refusals
+// (docs/FORMAT.md#tethertoml).
 #include <doctest/doctest.h>
 
 #include "model/test_util.hpp"

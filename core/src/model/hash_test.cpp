@@ -1,5 +1,5 @@
 // Tests of model/hash and model/names. The expected hex strings were computed independently
-// with Python 3.11's hashlib.blake2b and json.dumps, implementing spec §3.2-§3.7 directly:
+// with Python 3.11's hashlib.blake2b and json.dumps, implementing docs/FORMAT.md directly:
 //   cb = lambda x: json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
 //   def B(*parts, size):
 //       h = hashlib.blake2b(digest_size=size)

@@ -1,5 +1,5 @@
-// The catalog builder on its own: timestamp text, the fresh catalog (§4), each operation's
-// snapshot row, counters and changes_made token (§5), and expiry (§5.8).
+// The catalog builder on its own: timestamp text, the fresh catalog, each operation's
+// snapshot row, counters and changes_made token, and expiry (docs/backends.md#ducklake).
 #include <doctest/doctest.h>
 
 #include "builder.hpp"

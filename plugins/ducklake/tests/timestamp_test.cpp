@@ -1,4 +1,4 @@
-// Snapshot times as SQLite and Postgres catalogs hold them (spec/ducklake.md §6).
+// Snapshot times as SQLite and Postgres catalogs hold them (docs/backends.md#ducklake).
 #include <doctest/doctest.h>
 
 #include "timestamp.hpp"
