@@ -130,7 +130,7 @@ TEST_CASE("a table without inlining takes no inlined rows") {
   CHECK(b.insert_file(1, 3) == 2);
 }
 
-TEST_CASE("expire deletes snapshots and collects what no surviving snapshot sees (§5.8)") {
+TEST_CASE("expire deletes snapshots and collects what no surviving snapshot sees") {
   TempDir tmp;
   auto b = CatalogBuilder::create(tmp.path / "lake.sqlite", fixed_clock());
   fs::path db = b.path();
