@@ -43,6 +43,7 @@ test-asan: deps $(ASAN_BUILD)/build.ninja
 # Leak reports (detect_leaks=1) and the first UBSan report fail the run; a fuzz target fails on
 # its first crash (fuzz/run).
 test-asan-run:
+	ninja -C $(ASAN_BUILD) build.ninja  # reconfigure first if a meson.build changed, so the target list is current
 	ninja -C $(ASAN_BUILD) $$(scripts/test-targets $(ASAN_BUILD) $(ASAN_SUITES))
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  meson test -C $(ASAN_BUILD) --no-rebuild $(addprefix --suite ,$(ASAN_SUITES)) --print-errorlogs --num-processes 2

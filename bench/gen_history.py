@@ -18,8 +18,8 @@
       claims the pins it creates.
 
 The manifests are the text tether wrote for the real commit with the sha, pin and
-captured_at replaced; the pin id is computed as the spec says (§3.3: framed BLAKE2b §3.2
-over the canonical JSON §3.1 of kind, identity and the state without volatile keys), and
+captured_at replaced; the pin id is computed as docs/FORMAT.md says (framed BLAKE2b over the
+canonical JSON of kind, identity and the state without volatile keys), and
 checked against the pins tether computed for the real commit before anything is written.
 Nothing is fsync'ed or repacked here; bench/run runs `git gc` afterwards.
 """
@@ -37,12 +37,12 @@ VOLATILE = {"git": ("change_id", "dirty")}
 
 
 def cb(x) -> bytes:
-    """Canonical JSON (spec §3.1)."""
+    """Canonical JSON (docs/FORMAT.md#canonical-json)."""
     return json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def framed_blake2b(*parts: bytes, size: int) -> str:
-    """Framed BLAKE2b (spec §3.2)."""
+    """Framed BLAKE2b (docs/FORMAT.md#framed-blake2b)."""
     h = hashlib.blake2b(digest_size=size)
     for p in parts:
         h.update(len(p).to_bytes(8, "big"))

@@ -1,7 +1,8 @@
-// fuzz/listing.cpp: the file backend's stored listings (JSON Lines, spec §2.4) and states as
-// `tether diff` reads them (file::diff_states). The input is up to four parts separated by
-// NUL bytes: listing a, listing b, state a, state b (states as JSON). A listing lives in the
-// backend's cache and a state in a committed manifest; errors must be sdk::BackendError.
+// fuzz/listing.cpp: the file backend's stored listings (JSON Lines, docs/FORMAT.md#listings)
+// and states as `tether diff` reads them (file::diff_states). The input is up to four parts
+// separated by NUL bytes: listing a, listing b, state a, state b (states as JSON). A listing
+// lives in the backend's cache and a state in a committed manifest; errors must be
+// sdk::BackendError.
 #include <optional>
 #include <vector>
 

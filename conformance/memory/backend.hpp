@@ -1,4 +1,4 @@
-// conformance/memory/backend.hpp: the in-memory reference backend (spec/conformance.md §6).
+// conformance/memory/backend.hpp: the in-memory reference backend (docs/backends.md#memory).
 // Every capability; the executable specification the conformance suite is checked against.
 // Every operation runs under the store lock (store.hpp), so the `expected` check and the ref
 // move it guards are one atomic step (CONDITIONAL_REF).

@@ -1,5 +1,5 @@
 // conformance/memory/harness.cpp: tether-harness-memory.so, the conformance harness of the
-// memory backend (spec/conformance.md §5.4 MemoryHarness). The runner substitutes ${WORKDIR}
+// memory backend (docs/writing-a-backend.md, "Proving it"). The runner substitutes ${WORKDIR}
 // in backend_config, so the plugin and this harness share the store file of the case.
 #include <cstdio>
 #include <cstring>

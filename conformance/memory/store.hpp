@@ -1,6 +1,7 @@
-// conformance/memory/store.hpp: the data of the in-memory reference backend (spec/conformance.md
-// §6) and how it is shared. A store holds named systems; each system has snapshots (flat
-// key/value payloads), branches, tags, parent links, a counter and an optional owner marker.
+// conformance/memory/store.hpp: the data of the in-memory reference backend
+// (docs/backends.md#memory) and how it is shared. A store holds named systems; each system has
+// snapshots (flat key/value payloads), branches, tags, parent links, a counter and an optional
+// owner marker.
 //
 // Sharing: every `tether` run is a new process, so a store may live in a JSON file. Access
 // then takes the process mutex plus an flock on `<file>.lock`, reads the file, applies the

@@ -17,7 +17,8 @@ std::unique_ptr<engine::Repo> open_repo();
 std::string rjust(const std::string& s, std::size_t w);
 std::string ljust(const std::string& s, std::size_t w);
 
-// spec §4.0's plan text: `plan: <command> (N write(s))`, one aligned line per action, notes.
+// The plan text (docs/cli.md, "Plans"): `plan: <command> (N write(s))`, one aligned line per
+// action, notes.
 std::string render_plan(const engine::Plan& plan);
 // The experimental registry commands' stderr note (not under --json), and their per-table
 // row counts (`  <table>  <n> row(s)`, names padded to the longest).

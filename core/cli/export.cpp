@@ -1,4 +1,4 @@
-// core/cli/export.cpp: `tether export PATH` (experimental; spec registry.md §3).
+// core/cli/export.cpp: `tether export PATH` (experimental; docs/registry.md#export).
 #include <algorithm>
 
 #include <nlohmann/json.hpp>

@@ -26,7 +26,7 @@ std::map<std::string, std::string> unreachable_of(const engine::Plan& plan) {
 
 }  // namespace
 
-// spec §4.17's text report.
+// gc's text report (docs/cli.md, `tether gc`).
 void print_gc_report(const engine::GcReport& r) {
   auto count = [](const std::map<std::string, std::vector<std::string>>& m) {
     std::size_t n = 0;

@@ -1,4 +1,4 @@
-// core/cli/import.cpp: `tether import` (experimental; registry.md §5.5).
+// core/cli/import.cpp: `tether import` (experimental; docs/registry.md#import, docs/cli.md).
 #include <filesystem>
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// core/cli/ops.cpp: `tether ops`, `undo` and `repair` (spec §4.21-4.23).
+// core/cli/ops.cpp: `tether ops`, `undo` and `repair` (docs/cli.md).
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"

@@ -1,5 +1,5 @@
 // core/cli/publish.cpp: `tether publish` (experimental): the export tables upserted into a
-// PostgreSQL schema (spec registry.md §4, reference §4.26). The DSN comes from --to or
+// PostgreSQL schema (docs/registry.md#publish, docs/cli.md). The DSN comes from --to or
 // $TETHER_PUBLISH_DSN only: a committed tether.toml arrives with every clone and must not
 // choose where a checkout writes.
 #include <cstdlib>

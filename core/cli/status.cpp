@@ -54,8 +54,8 @@ int run_status(const Global& g, const StatusOptions& o) {
                 {"snapshot_at", r.snapshot_at ? nlohmann::json(*r.snapshot_at) : nlohmann::json(nullptr)},
                 {"bookmark", r.bookmark ? nlohmann::json(*r.bookmark) : nlohmann::json(nullptr)},
                 {"trunk", r.trunk},
-                // Bookmark and VCS drift checks (spec §7.6, §6.6) come with `new` and `undo`;
-                // until then there is never any to report.
+                // Bookmark and VCS drift checks (docs/concepts.md, docs/cli.md `tether ops`)
+                // come with `new` and `undo`; until then there is never any to report.
                 {"bookmark_drift", r.bookmark_drift},
                 {"vcs_drift", nlohmann::json::array()},
                 {"objects", objects}});
@@ -72,7 +72,7 @@ int run_status(const Global& g, const StatusOptions& o) {
   }
   out("dataset " + r.manifest_hash.substr(0, 12) + "; " + where + stale);
   for (const auto& w : r.bookmark_drift) warning(w);
-  for (const auto& d : repo->vcs_drift()) warning(d.message());  // spec §6.6
+  for (const auto& d : repo->vcs_drift()) warning(d.message());  // docs/cli.md, `tether ops`
   if (!r.stale_keys.empty())
     out("  the committed state of these changed since this workspace forked; `tether new` reforks before writing");
   if (!r.fresh) out("  states as fingerprinted " + age(r.snapshot_at) + "; --snapshot to refresh");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `tether ops` lists this checkout's operations newest first with the §6.4 summaries; a
+# `tether ops` lists this checkout's operations newest first with their summaries; a
 # commit killed before its VCS commit shows INCOMPLETE (and `undo` refuses it, `repair
 # --dry-run` says what it had done); a commit removed by `git reset --hard` behind tether's
 # back shows `(vcs commit gone)` and `status` warns about it.

@@ -28,7 +28,7 @@ python3 - "$TMP/p.json" "$(sed -nE 's/^workspace_id = "(.*)"$/\1/p' .tether/work
 import hashlib, json, re, sys
 p = json.load(open(sys.argv[1]))
 assert p["format"] == 3, p["format"]
-# spec §3.11: sha256 over the sorted, compact dump of everything but the digest
+# docs/FORMAT.md#the-digest: sha256 over the sorted, compact dump of everything but the digest
 content = {k: p[k] for k in ("format", "command", "created_at", "context", "notes", "preconditions", "actions")}
 assert set(p) == set(content) | {"digest"}, sorted(p)
 assert p["digest"] == hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()

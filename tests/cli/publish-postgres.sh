@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tether publish into a throwaway PostgreSQL (spec registry.md §4, §6.1 cases 7-9): a dry run
+# tether publish into a throwaway PostgreSQL (docs/registry.md#publish): a dry run
 # writes nothing (not even the schema); the first publish writes every table with real types
 # (JSONB, TIMESTAMPTZ, BOOLEAN); a second writes no commit row and rewrites the refs; a new
 # commit publishes only its own rows and moves the head ref. Refusals: no DSN, a bad schema

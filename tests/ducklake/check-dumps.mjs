@@ -1,7 +1,7 @@
 // tests/ducklake/check-dumps.mjs: checks with real DuckDB that the SQLite conversions of the
 // DuckLake fixtures (sqlite/*.sql) hold exactly the rows of the genuine DuckDB-file catalogs
 // they were made from (duckdb/*.db.gz), and that their DDL follows the stated type mapping
-// (fixtures README §2, spec/ducklake.md §3.3).
+// (DuckDB's sqlite extension mapping; docs/backends.md#ducklake).
 //
 //   node tests/ducklake/check-dumps.mjs [FIXTURES]
 //
@@ -69,7 +69,7 @@ const TIMESTAMPS = new Set(['TIMESTAMP WITH TIME ZONE', 'TIMESTAMPTZ', 'TIMESTAM
 const INTEGERS = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT',
   'UINTEGER', 'UBIGINT', 'UHUGEINT']);
 
-// The SQLite declared type DuckDB's sqlite extension gives a DuckDB column type (§3.3).
+// The SQLite declared type DuckDB's sqlite extension gives a DuckDB column type.
 function sqliteTypeOf(duckType) {
   if (INTEGERS.has(duckType) || duckType === 'BOOLEAN') return 'BIGINT';
   if (duckType === 'FLOAT' || duckType === 'DOUBLE') return 'DOUBLE';

@@ -10,10 +10,7 @@ source "$(dirname "$0")/../cli/lib.sh"
 source "$(dirname "$0")/lib.sh"
 use_memory_store
 
-attacker_dataset
-cd "$TMP/attacker"
-ok tether add db sys1 --kind memory
-ok tether commit -m "db"
+attacker_memory_dataset
 ln -s tether.toml report.sqlite
 ln -s .tether dump
 ln -s .tether/objects/db.toml db.sqlite

@@ -9,6 +9,15 @@ attacker_dataset() {
   (cd "$TMP/attacker" && git init -q -b main && git commit -q --allow-empty -m root && "$TETHER" init >/dev/null)
 }
 
+# attacker_memory_dataset: attacker_dataset with one object, `db` on the memory store's
+# system sys1, committed; leaves the shell in $TMP/attacker. Needs use_memory_store first.
+attacker_memory_dataset() {
+  attacker_dataset
+  cd "$TMP/attacker"
+  ok tether add db sys1 --kind memory
+  ok tether commit -m "db"
+}
+
 # victim_clone: clones the attacker's repository into $TMP/victim and cds there.
 victim_clone() {
   git clone -q "$TMP/attacker" "$TMP/victim"

@@ -12,10 +12,7 @@ source "$(dirname "$0")/../cli/lib.sh"
 source "$(dirname "$0")/lib.sh"
 use_memory_store
 
-attacker_dataset
-cd "$TMP/attacker"
-ok tether add db sys1 --kind memory
-ok tether commit -m "db"
+attacker_memory_dataset
 victim_clone
 id=$(sed -n 's/^id = "\(.*\)"$/\1/p' tether.toml)
 [ -n "$id" ] || fail "no dataset id"

@@ -1,9 +1,9 @@
-// tests/unit/branching_test.cpp: the engine's branching decisions (spec §1.6-1.9, §4.10,
-// §4.11) against the in-memory reference backend, whose systems live in one JSON file this
-// test reads and edits as another writer would: lazy and eager forks, branches shared by
-// objects of one system, resets agreed by `new` (and --discard), a writable open that never
-// resets unreviewed writes, live checkouts holding a bookmark, stale working copies, the
-// trunk. Each case drives a real Repo in a real git repository.
+// tests/unit/branching_test.cpp: the engine's branching decisions (docs/concepts.md;
+// docs/cli.md, `new` and `open`) against the in-memory reference backend, whose systems live
+// in one JSON file this test reads and edits as another writer would: lazy and eager forks,
+// branches shared by objects of one system, resets agreed by `new` (and --discard), a writable
+// open that never resets unreviewed writes, live checkouts holding a bookmark, stale working
+// copies, the trunk. Each case drives a real Repo in a real git repository.
 #include <doctest/doctest.h>
 
 #include <cstdlib>

@@ -1,5 +1,5 @@
-// conformance/src/cases/create.cpp: the store lifecycle of CREATE (spec/conformance.md §5.3
-// create checks): create with an owner marker, refuse to re-create, emptiness, delete.
+// conformance/src/cases/create.cpp: the store lifecycle of CREATE (docs/writing-a-backend.md,
+// "Proving it"): create with an owner marker, refuse to re-create, emptiness, delete.
 #include "../suite.hpp"
 
 namespace tether::conformance {

@@ -1,4 +1,4 @@
-// conformance/src/cases/moves.cpp: conditional ref moves (spec/conformance.md §5.3: the
+// conformance/src/cases/moves.cpp: conditional ref moves (docs/writing-a-backend.md: the
 // conditional-fork checks, the CONDITIONAL_REF race, ancestry, promote and merge). In the
 // C ABI every plugin honours `expected`; CONDITIONAL_REF says the check and the move are one
 // atomic step, which the race proves with real threads.

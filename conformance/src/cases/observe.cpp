@@ -1,5 +1,5 @@
 // conformance/src/cases/observe.cpp: the reference checks every backend and the read-side
-// tiers take (spec/conformance.md §5.3: fingerprint, content, identity, DIFF, HISTORY,
+// tiers take (docs/writing-a-backend.md: fingerprint, content, identity, DIFF, HISTORY,
 // ADDRESSABLE). Each case starts from a fresh object: s1 = before, s2 = after one write.
 #include <set>
 

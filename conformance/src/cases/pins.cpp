@@ -1,5 +1,5 @@
 // conformance/src/cases/pins.cpp: the PIN tier and the fork checks of PIN + FORK
-// (spec/conformance.md §5.3: pin checks, fork checks, unpin checks).
+// (docs/writing-a-backend.md: pin checks, fork checks, unpin checks).
 #include <algorithm>
 
 #include "../suite.hpp"

@@ -92,7 +92,7 @@ class PinDriftError : public BackendError {
   using BackendError::BackendError;
 };
 
-// Exit codes of the CLI (spec §4.0).
+// Exit codes of the CLI (docs/cli.md).
 enum ExitCode : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2, kExitPartial = 3 };
 
 }  // namespace tether

@@ -1,7 +1,7 @@
-// core/src/engine/branching.cpp: working on bookmarks (spec §1.6-1.9, §4.10, §4.11, §7.3,
-// §7.4): the checks every write shares (plan preconditions, stale working copy, the checkout
-// being on its bookmark, other live checkouts), `tether new` and `tether open` with its lazy
-// fork.
+// core/src/engine/branching.cpp: working on bookmarks (docs/concepts.md; docs/cli.md, `new`
+// and `open`; docs/FORMAT.md#preconditions): the checks every write shares (plan
+// preconditions, stale working copy, the checkout being on its bookmark, other live
+// checkouts), `tether new` and `tether open` with its lazy fork.
 #include <algorithm>
 #include <cstdlib>
 #include <set>
@@ -322,141 +322,206 @@ NewResult Repo::new_workspace(const NewOptions& opt) {
       opt.saved, opt.dry_run, rederive, [&] { return plan_new(opt); }, [&](const Plan& p) { return apply_new(p); });
 }
 
-Plan Repo::plan_new(const NewOptions& opt) {
-  Plan plan;
-  plan.command = "new";
-  plan.created_at = model::now_iso_utc_seconds();
-  const auto objects = opt.rev ? manifests_at(*opt.rev) : manifests_;
-  const auto bookmarks = vcs_->bookmarks();
-  const std::string trunk = config_.trunk();
-
-  std::optional<std::string> bookmark;
-  bool create = false;
-  auto pick = [&](const std::vector<std::string>& candidates) -> std::optional<std::string> {
-    auto has = [&](const std::string& b) { return std::find(candidates.begin(), candidates.end(), b) != candidates.end(); };
-    if (workspace_->bookmark && has(*workspace_->bookmark)) return workspace_->bookmark;
-    if (has(trunk)) return trunk;
-    if (candidates.size() == 1) return candidates.front();
-    return std::nullopt;
-  };
-  if (opt.bookmark) {
-    const std::string& name = *opt.bookmark;
-    if (bookmarks.count(name)) throw ConfigError("bookmark '" + name + "' exists; `tether new " + name + "` joins it");
-    std::string ref = model::working_ref_name(dataset_id_, name);
-    auto dot = ref.rfind('.');
-    bool numbered = dot + 1 < ref.size() &&
-                    ref.find_first_not_of("0123456789", dot + 1) == std::string::npos;
-    if (numbered)
-      throw ConfigError("bookmark '" + name +
-                        "' ends in `.<number>`, which is how a store names a sibling of a branch it cannot reset; pick "
-                        "another name");
-    bookmark = name;
-    create = true;
-  } else if (opt.rev && bookmarks.count(*opt.rev)) {
-    bookmark = *opt.rev;
-  } else if (opt.rev) {
-    std::string commit = vcs_->resolve(*opt.rev);
-    std::vector<std::string> at;
-    for (const auto& [b, c] : bookmarks)
-      if (c == commit) at.push_back(b);
-    bookmark = pick(at);
-  } else if (opt.keep) {
-    bookmark = workspace_->bookmark;
-  } else {
-    auto cur = vcs_->current_bookmark();
-    if (!cur && workspace_->bookmark) bookmark = workspace_->bookmark;
-    else bookmark = cur ? pick({*cur}) : std::nullopt;
-  }
-  bool eager = opt.eager.value_or(config_.new_fork == "eager");
-  std::string mhash = model::manifest_hash(objects);
-  plan.context = Json{{"rev", opt.rev ? Json(*opt.rev) : Json(nullptr)},
-                      {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
-                      {"create", create},
-                      {"shared", opt.shared},
-                      {"keep", opt.keep},
-                      {"eager", eager},
-                      {"discard", opt.discard},
-                      {"manifest_hash", mhash},
-                      {"workspace_id", workspace_->workspace_id}};
-  plan.preconditions.push_back({"manifest_hash", mhash, "", opt.rev ? Json{{"rev", *opt.rev}} : Json::object(),
-                                "manifests at the target differ from the plan; re-run the plan"});
-  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
-                                "this plan was made in another workspace; re-run the plan here"});
-  if (opt.keep) {
-    plan.notes.push_back("keep: refresh the baseline only; working refs unchanged");
-    return plan;
-  }
-  if (!bookmark) {
-    plan.notes.push_back("no bookmark: read-only working copy (`tether new -b NAME` to write)");
-    return plan;
-  }
-  const std::string& b = *bookmark;
-  if (b != trunk && !opt.shared) {
-    std::vector<std::string> holders;
-    for (const auto& [id, bm] : other_workspaces())
-      if (bm == b) holders.push_back(id.substr(0, 8));
-    if (!holders.empty()) {
-      plan.actions.push_back({"refuse", "", "", "", "bookmark '" + b + "' is held by live workspace(s) " + join(holders) +
-                                                        "; pass --shared to write the same store branches from here too"});
-      return plan;
-    }
-    plan.preconditions.push_back({"no_new_holders", nullptr, "", Json{{"bookmark", b}},
-                                  "bookmark '" + b + "' is now held by live workspace(s) {observed}; re-run the plan (or pass --shared)"});
-  }
-  if (b == trunk) {
-    plan.notes.push_back("on trunk '" + b + "': writes land on each object's upstream branch");
-    for (const auto& [key, m] : objects) {
-      try {
-        if (!(effective_capabilities(m) & sdk::kFork) || has_at(m.locator)) continue;
-        plan.actions.push_back({"trunk", key, m.kind, backend(m.kind).base_branch(m.locator, key), "upstream branch"});
-      } catch (const std::exception& e) {
-        plan.notes.push_back(key + ": no upstream branch to write to (" + e.what() + ")");
-      }
-    }
-    return plan;
-  }
-
-  const std::string name = model::working_ref_name(dataset_id_, b);
+// Planning `new`, stage by stage: which bookmark (and whether it is created), whether another
+// checkout holds it, the trunk's upstream branches, then one fork (or reuse, share, refusal)
+// per forkable object -- objects of one branch scope share the first one's branch.
+struct Repo::NewPlanner {
+  // The first object planned in a (kind, branch scope): the others share its branch.
   struct First {
     std::string key, op;
     Json state;
   };
-  std::map<std::pair<std::string, std::string>, First> scopes;  // (kind, branch scope) -> first key
-  for (const auto& [key, m] : objects) {
+
+  Repo& repo;
+  const NewOptions& opt;
+  Plan plan;
+  std::map<std::string, model::ObjectManifest> objects;
+  std::map<std::string, std::string> bookmarks;
+  std::string trunk;
+  std::optional<std::string> bookmark;
+  bool create = false, eager = false;
+  std::string name;  // the working branch name of the bookmark
+  std::map<std::pair<std::string, std::string>, First> scopes;
+
+  NewPlanner(Repo& r, const NewOptions& o) : repo(r), opt(o) {}
+
+  Plan run() {
+    plan.command = "new";
+    plan.created_at = model::now_iso_utc_seconds();
+    objects = opt.rev ? repo.manifests_at(*opt.rev) : repo.manifests_;
+    bookmarks = repo.vcs_->bookmarks();
+    trunk = repo.config_.trunk();
+    choose_bookmark();
+    eager = opt.eager.value_or(repo.config_.new_fork == "eager");
+    set_context();
+    if (opt.keep) {
+      plan.notes.push_back("keep: refresh the baseline only; working refs unchanged");
+      return std::move(plan);
+    }
+    if (!bookmark) {
+      plan.notes.push_back("no bookmark: read-only working copy (`tether new -b NAME` to write)");
+      return std::move(plan);
+    }
+    if (*bookmark != trunk && !opt.shared && held_elsewhere()) return std::move(plan);
+    if (*bookmark == trunk) {
+      plan_trunk();
+      return std::move(plan);
+    }
+    name = model::working_ref_name(repo.dataset_id_, *bookmark);
+    for (const auto& entry : objects) plan_object(entry.second);
+    return std::move(plan);
+  }
+
+  // Among bookmarks at one commit: this checkout's, else the trunk, else the only one.
+  std::optional<std::string> pick(const std::vector<std::string>& candidates) const {
+    auto has = [&](const std::string& b) { return std::find(candidates.begin(), candidates.end(), b) != candidates.end(); };
+    const auto& mine = repo.workspace_->bookmark;
+    if (mine && has(*mine)) return mine;
+    if (has(trunk)) return trunk;
+    if (candidates.size() == 1) return candidates.front();
+    return std::nullopt;
+  }
+
+  void choose_bookmark() {
+    const auto& mine = repo.workspace_->bookmark;
+    if (opt.bookmark) {
+      const std::string& b = *opt.bookmark;
+      if (bookmarks.count(b)) throw ConfigError("bookmark '" + b + "' exists; `tether new " + b + "` joins it");
+      std::string ref = model::working_ref_name(repo.dataset_id_, b);
+      auto dot = ref.rfind('.');
+      bool numbered = dot + 1 < ref.size() && ref.find_first_not_of("0123456789", dot + 1) == std::string::npos;
+      if (numbered)
+        throw ConfigError("bookmark '" + b +
+                          "' ends in `.<number>`, which is how a store names a sibling of a branch it cannot reset; pick "
+                          "another name");
+      bookmark = b;
+      create = true;
+    } else if (opt.rev && bookmarks.count(*opt.rev)) {
+      bookmark = *opt.rev;
+    } else if (opt.rev) {
+      std::string commit = repo.vcs_->resolve(*opt.rev);
+      std::vector<std::string> at;
+      for (const auto& [b, c] : bookmarks)
+        if (c == commit) at.push_back(b);
+      bookmark = pick(at);
+    } else if (opt.keep) {
+      bookmark = mine;
+    } else {
+      auto cur = repo.vcs_->current_bookmark();
+      if (!cur && mine) bookmark = mine;
+      else bookmark = cur ? pick({*cur}) : std::nullopt;
+    }
+  }
+
+  void set_context() {
+    const auto& ws = *repo.workspace_;
+    const std::string mhash = model::manifest_hash(objects);
+    plan.context = Json{{"rev", opt.rev ? Json(*opt.rev) : Json(nullptr)},
+                        {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
+                        {"create", create},
+                        {"shared", opt.shared},
+                        {"keep", opt.keep},
+                        {"eager", eager},
+                        {"discard", opt.discard},
+                        {"manifest_hash", mhash},
+                        {"workspace_id", ws.workspace_id}};
+    plan.preconditions.push_back({"manifest_hash", mhash, "", opt.rev ? Json{{"rev", *opt.rev}} : Json::object(),
+                                  "manifests at the target differ from the plan; re-run the plan"});
+    plan.preconditions.push_back({"workspace_id", ws.workspace_id, "", Json::object(),
+                                  "this plan was made in another workspace; re-run the plan here"});
+  }
+
+  // A bookmark another live checkout works on is refused (without --shared); otherwise the
+  // plan requires that none starts to before it is applied.
+  bool held_elsewhere() {
+    const std::string& b = *bookmark;
+    std::vector<std::string> holders;
+    for (const auto& [id, bm] : repo.other_workspaces())
+      if (bm == b) holders.push_back(id.substr(0, 8));
+    if (!holders.empty()) {
+      plan.actions.push_back({"refuse", "", "", "", "bookmark '" + b + "' is held by live workspace(s) " + join(holders) +
+                                                        "; pass --shared to write the same store branches from here too"});
+      return true;
+    }
+    plan.preconditions.push_back({"no_new_holders", nullptr, "", Json{{"bookmark", b}},
+                                  "bookmark '" + b + "' is now held by live workspace(s) {observed}; re-run the plan (or pass --shared)"});
+    return false;
+  }
+
+  // On the trunk, writes go to each object's upstream branch: nothing is forked.
+  void plan_trunk() {
+    plan.notes.push_back("on trunk '" + *bookmark + "': writes land on each object's upstream branch");
+    for (const auto& [key, m] : objects) {
+      try {
+        if (!(repo.effective_capabilities(m) & sdk::kFork) || has_at(m.locator)) continue;
+        plan.actions.push_back({"trunk", key, m.kind, repo.backend(m.kind).base_branch(m.locator, key), "upstream branch"});
+      } catch (const std::exception& e) {
+        plan.notes.push_back(key + ": no upstream branch to write to (" + e.what() + ")");
+      }
+    }
+  }
+
+  void plan_object(const model::ObjectManifest& m) {
+    const std::string& key = m.key;
     uint32_t caps = 0;
     try {
-      caps = effective_capabilities(m);
+      caps = repo.effective_capabilities(m);
     } catch (const std::exception& e) {
       plan.notes.push_back(key + ": " + e.what());
-      continue;
+      return;
     }
-    if (!(caps & sdk::kFork)) continue;
+    if (!(caps & sdk::kFork)) return;
     if (!m.state) {
       plan.notes.push_back(key + ": nothing committed yet; fork after first commit");
-      continue;
+      return;
     }
-    auto& be = backend(m.kind);
+    auto& be = repo.backend(m.kind);
     auto scope = std::make_pair(m.kind, be.branch_scope(m.locator, key));
     if (auto f = scopes.find(scope); f != scopes.end()) {
-      const First& first = f->second;
-      if (first.op.empty() || first.op == "refuse") {
-        plan.notes.push_back(key + ": shares a branch with " + first.key + ", which cannot fork");
-      } else if (be.same(first.state, *m.state)) {
-        plan.actions.push_back({"share", key, m.kind, name, "same branch as " + first.key + " (" + first.op + ")",
-                                Json{{"with", first.key}, {"state", *m.state}}});
-      } else {
-        plan.actions.push_back({"refuse", key, m.kind, name,
-                                "shares branch " + name + " with '" + first.key + "' but pins " +
-                                    model::short_state(*m.state) + " where it pins " + model::short_state(first.state) +
-                                    "; a branch is at one point -- commit them together (`tether pull` on the trunk) "
-                                    "before forking"});
-      }
-      continue;
+      plan_share(m, f->second);
+      return;
     }
     First& first = scopes[scope];
     first.key = key;
     first.state = *m.state;
+    first.op = plan_fork(m, caps);
+  }
 
+  // An object in the branch scope of one planned before it shares that one's branch.
+  void plan_share(const model::ObjectManifest& m, const First& first) {
+    auto& be = repo.backend(m.kind);
+    if (first.op.empty() || first.op == "refuse") {
+      plan.notes.push_back(m.key + ": shares a branch with " + first.key + ", which cannot fork");
+    } else if (be.same(first.state, *m.state)) {
+      plan.actions.push_back({"share", m.key, m.kind, name, "same branch as " + first.key + " (" + first.op + ")",
+                              Json{{"with", first.key}, {"state", *m.state}}});
+    } else {
+      plan.actions.push_back({"refuse", m.key, m.kind, name,
+                              "shares branch " + name + " with '" + first.key + "' but pins " +
+                                  model::short_state(*m.state) + " where it pins " + model::short_state(first.state) +
+                                  "; a branch is at one point -- commit them together (`tether pull` on the trunk) "
+                                  "before forking"});
+    }
+  }
+
+  // The branch this checkout already records for the key (a sibling `<name>.<n>` a backend
+  // returned counts), else `name` if the store has it.
+  std::optional<std::string> existing_branch(const std::string& key, const std::vector<std::string>& refs) const {
+    const auto& ws = *repo.workspace_;
+    std::optional<std::string> existing;
+    for (const auto* table : {&ws.working_refs, &ws.pending_forks})
+      if (auto it = table->find(key); it != table->end() && it->second.rfind(name, 0) == 0 &&
+                                      std::find(refs.begin(), refs.end(), it->second) != refs.end())
+        existing = it->second;
+    if (!existing && std::find(refs.begin(), refs.end(), name) != refs.end()) existing = name;
+    return existing;
+  }
+
+  // The first object of a branch scope: its fork (now or deferred), reuse or refusal; returns
+  // the op planned ("" when nothing was).
+  std::string plan_fork(const model::ObjectManifest& m, uint32_t caps) {
+    const std::string& key = m.key;
+    auto& be = repo.backend(m.kind);
     std::vector<std::string> refs;
     try {
       refs = be.list_working_refs(m.locator, key);
@@ -464,17 +529,9 @@ Plan Repo::plan_new(const NewOptions& opt) {
       plan.actions.push_back({"refuse", key, m.kind, name,
                               "could not list branches (" + std::string(e.what()) + "); whether " + name +
                                   " exists is unknown and a fork would reset it blind"});
-      first.op = "refuse";
-      continue;
+      return "refuse";
     }
-    // The branch this workspace already records (a sibling `<name>.<n>` a backend returned)
-    // counts as the existing one.
-    std::optional<std::string> existing;
-    for (const auto* table : {&workspace_->working_refs, &workspace_->pending_forks})
-      if (auto it = table->find(key); it != table->end() && it->second.rfind(name, 0) == 0 &&
-                                      std::find(refs.begin(), refs.end(), it->second) != refs.end())
-        existing = it->second;
-    if (!existing && std::find(refs.begin(), refs.end(), name) != refs.end()) existing = name;
+    const auto existing = existing_branch(key, refs);
     std::optional<Json> head;
     if (existing) {
       try {
@@ -483,8 +540,7 @@ Plan Repo::plan_new(const NewOptions& opt) {
         plan.actions.push_back({"refuse", key, m.kind, *existing,
                                 *existing + " exists but its head could not be read (" + e.what() +
                                     "); a fork would reset it blind"});
-        first.op = "refuse";
-        continue;
+        return "refuse";
       }
     }
     Json source;
@@ -499,35 +555,30 @@ Plan Repo::plan_new(const NewOptions& opt) {
       detail = "from recorded state " + model::short_state(*m.state) + " (no pin)";
     } else {
       plan.notes.push_back(key + ": no pin and not addressable; cannot fork");
-      continue;
+      return "";
     }
     if (existing && be.same(*head, *m.state)) {
       std::string at = m.pin ? "pin " + m.pin->ref : model::short_state(*m.state);
       plan.actions.push_back({"reuse", key, m.kind, *existing, "already at " + at + "; kept", Json{{"then_state", *head}}});
-      plan.preconditions.push_back({"ref_head", *head, key, Json{{"ref", *existing}},
-                                    "new " + key + ": " + *existing + " moved since the plan was made (" +
-                                        model::short_state(*head) + " -> {observed}); re-run the plan"});
-      first.op = "reuse";
-      continue;
+      require_head(key, *existing, *head);
+      return "reuse";
     }
     Json params{{"source", source}, {"state", *m.state}};
     if (existing) {
       params["existing"] = *existing;
       params["head"] = *head;
       detail += "; resets " + *existing;
-      // `key` named through an init-capture: clang 14 (the fuzz build) cannot capture a
-      // structured binding.
-      auto known = [&, &object_key = key](const std::map<std::string, Json>& table) {
-        auto it = table.find(object_key);
+      const auto& ws = *repo.workspace_;
+      auto known = [&](const std::map<std::string, Json>& table) {
+        auto it = table.find(key);
         return it != table.end() && be.same(it->second, *head);
       };
-      bool writes = !known(workspace_->base_states) && !be.same(*m.state, *head) && !known(workspace_->fork_points);
+      bool writes = !known(ws.base_states) && !be.same(*m.state, *head) && !known(ws.fork_points);
       if (writes && !opt.discard) {
         plan.actions.push_back({"refuse", key, m.kind, *existing,
                                 *existing + " has writes since this workspace last committed (" +
                                     model::short_state(*head) + "); commit them, or pass --discard to throw them away"});
-        first.op = "refuse";
-        continue;
+        return "refuse";
       }
       if (writes) detail += ", discarding its writes (" + model::short_state(*head) + ")";
     }
@@ -536,9 +587,7 @@ Plan Repo::plan_new(const NewOptions& opt) {
       op = "fork";
       if (!durable && !eager) detail += "; forked now so the state cannot expire";
       if (existing)
-        plan.preconditions.push_back({"ref_head", *head, key, Json{{"ref", *existing}},
-                                      "new " + key + ": " + *existing + " moved since the plan was made (" +
-                                          model::short_state(*head) + " -> {observed}); re-run the plan"});
+        require_head(key, *existing, *head);
       else
         plan.preconditions.push_back({"ref_absent", nullptr, key, Json{{"ref", name}},
                                       "new " + key + ": " + name + " exists since the plan was made; re-run the plan"});
@@ -547,10 +596,17 @@ Plan Repo::plan_new(const NewOptions& opt) {
       detail += "; created on first writable open";
     }
     plan.actions.push_back({op, key, m.kind, existing.value_or(name), detail, params});
-    first.op = op;
+    return op;
   }
-  return plan;
-}
+
+  void require_head(const std::string& key, const std::string& ref, const Json& head) {
+    plan.preconditions.push_back({"ref_head", head, key, Json{{"ref", ref}},
+                                  "new " + key + ": " + ref + " moved since the plan was made (" +
+                                      model::short_state(head) + " -> {observed}); re-run the plan"});
+  }
+};
+
+Plan Repo::plan_new(const NewOptions& opt) { return NewPlanner(*this, opt).run(); }
 
 NewResult Repo::apply_new(const Plan& plan) {
   std::vector<std::string> refusals;
@@ -643,11 +699,7 @@ NewResult Repo::apply_new(const Plan& plan) {
         const PlanAction& a = *forks[i];
         if (!results[i].ok()) {
           failed.push_back(a.key);
-          try {
-            std::rethrow_exception(results[i].error);
-          } catch (const std::exception& e) {
-            errors.push_back(keyed_error(a.key, e));
-          }
+          errors.push_back(results[i].keyed(a.key));
           continue;
         }
         ws.working_refs[a.key] = *results[i].value;

@@ -1,4 +1,4 @@
-// core/src/engine/commit.cpp: plan and apply a commit (spec §4.9).
+// core/src/engine/commit.cpp: plan and apply a commit (docs/ARCHITECTURE.md walks through it).
 //
 // Pins are cut before the VCS commit, so the commit only ever references refs that exist.
 // If anything fails before the VCS commit lands, the pins this commit created are released
@@ -268,11 +268,7 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
         oplog.progress(op_id, Json{{"action", "pin"}, {"key", a.key}, {"ref", p.ref}, {"created", p.created}});
         continue;
       }
-      try {
-        std::rethrow_exception(pinned[i].error);
-      } catch (const std::exception& e) {
-        failures.push_back(keyed_error(a.key, e));
-      }
+      failures.push_back(pinned[i].keyed(a.key));
     }
     if (!failures.empty()) throw_failures("could not be pinned", failures);
 

@@ -1,5 +1,5 @@
 // core/src/engine/diff.cpp: compare the manifests of two revisions, and with --content ask
-// each system for its own diff of the two states (spec §4.15).
+// each system for its own diff of the two states (docs/cli.md, `tether diff`).
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"
@@ -93,13 +93,7 @@ std::vector<DiffEntry> Repo::diff(const std::vector<std::string>& revs, bool con
       e.detail = std::move(*results[j].value);
       continue;
     }
-    try {
-      std::rethrow_exception(results[j].error);
-    } catch (const BackendError& err) {
-      e.detail_error = err.bare_message();
-    } catch (const std::exception& err) {
-      e.detail_error = err.what();
-    }
+    e.detail_error = results[j].message();
   }
   return out;
 }

@@ -1,4 +1,4 @@
-// core/src/engine/export.cpp: the registry tables of a history (spec registry.md §2).
+// core/src/engine/export.cpp: the registry tables of a history (docs/registry.md).
 //
 // One walk over the exported commits. The VCS hands back one shared file map per distinct
 // objects/ tree, so a tree that many commits share is turned into rows once; a manifest text
@@ -175,7 +175,8 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
       rows->objects.push_back(it->second);
     }
     std::sort(rows->objects.begin(), rows->objects.end(), [](const auto& x, const auto& y) { return x->key < y->key; });
-    // manifest_hash (spec §3.5) over the parts each distinct manifest made once.
+    // The manifest hash (docs/FORMAT.md#manifest-hash) over the parts each distinct manifest
+    // made once.
     std::vector<std::string_view> parts;
     parts.reserve(rows->objects.size());
     for (const auto& o : rows->objects) parts.push_back(o->hash_part);

@@ -1,4 +1,4 @@
-// core/src/engine/gc.cpp: `tether gc` (spec §4.17): release what no commit references.
+// core/src/engine/gc.cpp: `tether gc` (docs/cli.md): release what no commit references.
 //
 // Planning walks every commit reachable in the repository once (the VCS caches trees and
 // blobs by id, and a manifest text seen before is not parsed again), plus the working trees of
@@ -84,36 +84,86 @@ Json GcReport::to_json() const {
   return j;
 }
 
-Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
-  Plan plan;
-  plan.command = "gc";
-  plan.created_at = model::now_iso_utc_seconds();
-  const std::string digest = vcs_->history_digest();  // before walking: a commit made meanwhile is caught
-  const auto head = vcs_->head();
+// Planning gc, stage by stage: collect references (this checkout, the other live checkouts,
+// every commit), then plan pins, forgotten working refs, working branches and listings. The
+// planner holds what the stages share; each stage reads what the earlier ones collected.
+struct Repo::GcPlanner {
+  using GroupEntry = std::pair<const std::string, Group>;
+  struct Checkout {
+    fs::path dir;
+    model::Workspace ws;
+    std::map<std::string, model::ObjectManifest> manifests;
+  };
+  struct Candidate {
+    const GroupEntry* group;
+    std::string ref, origin;
+  };
+  struct Verdict {
+    std::optional<std::string> blocked, safe, reason;
+    Json head;
+  };
 
-  // ---- references ----
+  Repo& repo;
+  const GcOptions& opt;
+  const GcScope& scope;
+  Plan plan;
+
   std::map<std::string, Group> groups;          // "<kind>|<namespace>"
   std::set<std::string> loose_pins;             // pins of manifests whose store is unknown here: kept everywhere
   std::set<std::string> listing_refs;           // listing file names manifests name
   std::map<std::string, std::string> group_of;  // canonical [kind, locator] -> group ("" = unknown kind)
+  std::map<std::string, Json> identity_of;      // canonical [kind, locator] -> identity
   std::set<std::string> unknown_kinds;
   std::set<std::string> notes_once;
   std::vector<std::string> notes;
-  auto note = [&](const std::string& n) {
+  bool have_listings = false;
+  std::vector<Checkout> others;               // the other live checkouts
+  std::set<std::string> inflight, created_here;  // pin ids unfinished operations name / this clone made
+  std::size_t commits = 0;
+  Json unreachable = Json::object();  // what could not be listed: nothing of it is released
+
+  GcPlanner(Repo& r, const GcOptions& o, const GcScope& s) : repo(r), opt(o), scope(s) {}
+
+  Plan run() {
+    plan.command = "gc";
+    plan.created_at = model::now_iso_utc_seconds();
+    const std::string digest = repo.vcs_->history_digest();  // before walking: a commit made meanwhile is caught
+    const auto head = repo.vcs_->head();
+    have_listings = !model::list_checkout_files(repo.tether_dir() / "listings", ".jsonl", false).empty();
+
+    collect_here();
+    collect_live_checkouts();
+    collect_history();
+    set_context(digest, head);
+    if (!opt.listings_only) {
+      plan_pins();
+      if (!scope.here_manifests) plan_forgotten_refs();
+      if (opt.prune_bookmarks || opt.prune_workspaces || scope.only_bookmark) plan_branches();
+    }
+    plan_listings();
+    if (!unreachable.empty()) plan.context["unreachable"] = unreachable;
+    plan.notes = std::move(notes);
+    return std::move(plan);
+  }
+
+  void note(const std::string& n) {
     if (notes_once.insert(n).second) notes.push_back(n);
-  };
-  std::error_code ec;
-  const bool have_listings = !model::list_checkout_files(tether_dir() / "listings", ".jsonl", false).empty();
-  std::map<std::string, Json> identity_of;  // canonical [kind, locator] -> identity
+  }
+
+  static std::string signature(const model::ObjectManifest& m) {
+    return support::canonical_json(Json::array({m.kind, m.locator}));
+  }
+
+  // ---- references ----
 
   // `prefer`: a working-tree manifest, whose locator and key the group's actions use.
-  auto add_manifest = [&](const model::ObjectManifest& m, bool prefer) {
-    std::string sig = support::canonical_json(Json::array({m.kind, m.locator}));
+  void add_manifest(const model::ObjectManifest& m, bool prefer) {
+    const std::string sig = signature(m);
     auto g = group_of.find(sig);
     if (g == group_of.end()) {
       std::string name;
       try {
-        auto& b = backend(m.kind);
+        auto& b = repo.backend(m.kind);
         name = m.kind + "|" + b.ref_namespace(m.locator, m.key);
         identity_of[sig] = b.identity(m.locator, m.key);
       } catch (const std::exception& e) {
@@ -129,51 +179,41 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
     }
     Group& grp = groups[g->second];
     if (grp.kind.empty() || (prefer && grp.key != m.key)) {
-      if (grp.kind.empty() || prefer) {
-        grp.kind = m.kind;
-        grp.key = m.key;
-        grp.locator = m.locator;
-      }
+      grp.kind = m.kind;
+      grp.key = m.key;
+      grp.locator = m.locator;
     }
     if (!m.state) return;
-    auto& b = backend(m.kind);
-    std::string content = support::canonical_json(b.content_state(*m.state));
+    auto& b = repo.backend(m.kind);
+    const Json content_state = b.content_state(*m.state);
+    const std::string content = support::canonical_json(content_state);
     if (m.pin) {
       grp.pins.insert(m.pin->id);
       grp.pinned_states.insert(content);
     } else if (m.recoverable) {
       grp.recorded_states.insert(content);
     }
-    if (have_listings) listing_refs.insert(model::listing_name(m.kind, identity_of[sig], b.content_state(*m.state)));
-  };
-  auto add_text = [&](const std::string& rel, const std::string& text, const std::string& source, bool prefer) {
+    if (have_listings) listing_refs.insert(model::listing_name(m.kind, identity_of[sig], content_state));
+  }
+
+  // A manifest file's text; one that cannot be parsed keeps every pin id it mentions.
+  void add_text(const std::string& rel, const std::string& text, const std::string& source, bool prefer) {
     if (rel.size() < 5 || rel.compare(rel.size() - 5, 5, ".toml") != 0) return;
     try {
-      auto m = model::parse_manifest(text, source, rel.substr(0, rel.size() - 5));
-      add_manifest(m, prefer);
+      add_manifest(model::parse_manifest(text, source, rel.substr(0, rel.size() - 5)), prefer);
     } catch (const ConfigError& e) {
       auto ids = pin_ids_in(text);
       loose_pins.insert(ids.begin(), ids.end());
       note(source + " cannot be read (" + e.what() + "); every pin id it mentions is kept");
     }
-  };
+  }
 
-  // 1. This checkout's working tree first (its locators are the ones to use), then the other
-  //    live checkouts' working trees, then every commit.
-  const auto& here = scope.here_manifests ? *scope.here_manifests : manifests_;
-  for (const auto& [k, m] : here) add_manifest(m, true);
-  struct Checkout {
-    fs::path dir;
-    model::Workspace ws;
-    std::map<std::string, model::ObjectManifest> manifests;
-  };
-  std::vector<Checkout> others;
-  fs::path mine = fs::weakly_canonical(vcs_->root(), ec);
-  std::set<std::string> inflight, created_here;
-  auto scan_ops = [&](const fs::path& dir) {
+  // The pins a checkout's op log names: those of unfinished operations are in flight, those
+  // the log says were created were made by this clone.
+  void scan_ops(const fs::path& dir) {
     std::vector<OpEntry> entries;
     try {
-      entries = read_ops(dir);
+      entries = repo.read_ops(dir);
     } catch (const std::exception& e) {
       note("cannot read " + (dir / ".tether" / "ops.jsonl").string() + ": " + e.what());
     }
@@ -186,17 +226,33 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
         if (e.incomplete()) inflight.insert(*id);
         if (auto c = p.find("created"); c != p.end() && c->is_boolean() && c->get<bool>()) created_here.insert(*id);
       }
-  };
-  scan_ops(root_);
-  for (const auto& r : vcs_->workspace_roots()) {
-    fs::path c = fs::weakly_canonical(r, ec);
-    if (c == mine) continue;
-    fs::path dir = vcs_->rel().empty() ? c : c / vcs_->rel();
+  }
+
+  // 1. This checkout's working tree first: its locators are the ones actions use.
+  void collect_here() {
+    const auto& here = scope.here_manifests ? *scope.here_manifests : repo.manifests_;
+    for (const auto& entry : here) add_manifest(entry.second, true);
+    scan_ops(repo.root_);
+  }
+
+  // 2. The other live checkouts of the repository: their manifests, workspaces and op logs.
+  void collect_live_checkouts() {
+    std::error_code ec;
+    const fs::path mine = fs::weakly_canonical(repo.vcs_->root(), ec);
+    for (const auto& r : repo.vcs_->workspace_roots()) {
+      ec.clear();
+      fs::path c = fs::weakly_canonical(r, ec);
+      if (c == mine) continue;
+      others.push_back(read_checkout(repo.vcs_->rel().empty() ? c : c / repo.vcs_->rel()));
+      scan_ops(others.back().dir);
+    }
+  }
+
+  Checkout read_checkout(const fs::path& dir) {
     Checkout co;
     co.dir = dir;
     try {
-      auto ws = model::read_workspace(model::tether_path(dir, "workspace.toml"));
-      if (ws) co.ws = *ws;
+      if (auto ws = model::read_workspace(model::tether_path(dir, "workspace.toml"))) co.ws = *ws;
     } catch (const std::exception& e) {
       note("cannot read " + (dir / ".tether" / "workspace.toml").string() + ": " + e.what());
     }
@@ -208,326 +264,329 @@ Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) {
       note("cannot read " + objs.full().string() + ": " + e.what());
     }
     for (const auto& f : files) {
-      std::string rel = f.generic_string();
-      std::string text;
+      std::optional<std::string> text;
       try {
-        auto t = model::read_checkout_file(objs / f);
-        if (!t) continue;
-        text = std::move(*t);
+        text = model::read_checkout_file(objs / f);
       } catch (const std::exception&) {
-        continue;
       }
+      if (!text) continue;
+      const std::string rel = f.generic_string();
       const std::string shown = (objs / f).full().string();
-      add_text(rel, text, shown, false);
+      add_text(rel, *text, shown, false);
       try {
-        auto m = model::parse_manifest(text, shown, rel.substr(0, rel.size() - 5));
+        auto m = model::parse_manifest(*text, shown, rel.substr(0, rel.size() - 5));
         co.manifests.emplace(m.key, std::move(m));
       } catch (const std::exception&) {
       }
     }
-    ec.clear();
-    scan_ops(dir);
-    others.push_back(std::move(co));
+    return co;
   }
 
-  const std::string objects_rel = vcs_path(".tether/objects");
-  std::unordered_set<const vcs::FileMap*> seen_trees;
-  std::unordered_set<std::string_view> seen_texts;  // views into keep_alive's texts
-  std::vector<std::shared_ptr<const vcs::FileMap>> keep_alive;
-  std::size_t commits = 0;
-  for (const auto& c : vcs_->all_commit_ids()) {
-    if (scope.exclude_commits.count(c)) continue;
-    ++commits;
-    auto files = vcs_->manifests_at(c, objects_rel);
-    if (!seen_trees.insert(files.get()).second) continue;  // union of references: a tree counts once
-    keep_alive.push_back(files);
-    for (const auto& [rel, text] : *files) {
-      if (!seen_texts.insert(text).second) continue;  // a text names its key: the same text is the same manifest
-      add_text(rel, text, c.substr(0, 12) + ":.tether/objects/" + rel, false);
+  // 3. Every commit of the repository (but those the scope counts as gone), each tree and
+  //    each manifest text once.
+  void collect_history() {
+    const std::string objects_rel = repo.vcs_path(".tether/objects");
+    std::unordered_set<const vcs::FileMap*> seen_trees;
+    std::unordered_set<std::string_view> seen_texts;  // views into keep_alive's texts
+    std::vector<std::shared_ptr<const vcs::FileMap>> keep_alive;
+    for (const auto& c : repo.vcs_->all_commit_ids()) {
+      if (scope.exclude_commits.count(c)) continue;
+      ++commits;
+      auto files = repo.vcs_->manifests_at(c, objects_rel);
+      if (!seen_trees.insert(files.get()).second) continue;  // union of references: a tree counts once
+      keep_alive.push_back(files);
+      for (const auto& [rel, text] : *files) {
+        if (!seen_texts.insert(text).second) continue;  // a text names its key: the same text is the same manifest
+        add_text(rel, text, c.substr(0, 12) + ":.tether/objects/" + rel, false);
+      }
     }
   }
 
-  // ---- context and preconditions ----
-  plan.context = Json{{"workspace_id", workspace_->workspace_id},
-                      {"prune_bookmarks", opt.prune_bookmarks},
-                      {"prune_workspaces", opt.prune_workspaces},
-                      {"keep_bookmarks", opt.keep_bookmarks},
-                      {"force_prune", opt.force_prune},
-                      {"release_foreign", opt.release_foreign},
-                      {"listings_only", opt.listings_only},
-                      {"scope", scope.only_bookmark ? Json(*scope.only_bookmark) : Json(nullptr)},
-                      {"manifest_hash", model::manifest_hash(manifests_)},
-                      {"vcs_head", head ? Json(*head) : Json(nullptr)},
-                      {"history_digest", digest},
-                      {"commits", commits}};
-  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
-                                "the plan belongs to checkout " + workspace_->short_id() + "; this is {observed}"});
-  if (head)
-    plan.preconditions.push_back(
-        {"vcs_head", *head, "", Json::object(), "the checkout moved since the gc plan was made (now at {observed})"});
-  plan.preconditions.push_back({"history_digest", digest, "", Json::object(),
-                                "the repository's history changed since the gc plan was made (commits added or removed)"});
-  plan.preconditions.push_back({"manifest_hash", model::manifest_hash(manifests_), "", Json::object(),
-                                "the manifests changed since the gc plan was made (now {observed})"});
+  // 4. What the plan reviewed: re-planned and compared when the plan is applied from a file.
+  void set_context(const std::string& digest, const std::optional<std::string>& head) {
+    const auto& ws = *repo.workspace_;
+    const std::string manifest_hash = model::manifest_hash(repo.manifests_);
+    plan.context = Json{{"workspace_id", ws.workspace_id},
+                        {"prune_bookmarks", opt.prune_bookmarks},
+                        {"prune_workspaces", opt.prune_workspaces},
+                        {"keep_bookmarks", opt.keep_bookmarks},
+                        {"force_prune", opt.force_prune},
+                        {"release_foreign", opt.release_foreign},
+                        {"listings_only", opt.listings_only},
+                        {"scope", scope.only_bookmark ? Json(*scope.only_bookmark) : Json(nullptr)},
+                        {"manifest_hash", manifest_hash},
+                        {"vcs_head", head ? Json(*head) : Json(nullptr)},
+                        {"history_digest", digest},
+                        {"commits", commits}};
+    plan.preconditions.push_back({"workspace_id", ws.workspace_id, "", Json::object(),
+                                  "the plan belongs to checkout " + ws.short_id() + "; this is {observed}"});
+    if (head)
+      plan.preconditions.push_back(
+          {"vcs_head", *head, "", Json::object(), "the checkout moved since the gc plan was made (now at {observed})"});
+    plan.preconditions.push_back({"history_digest", digest, "", Json::object(),
+                                  "the repository's history changed since the gc plan was made (commits added or removed)"});
+    plan.preconditions.push_back({"manifest_hash", manifest_hash, "", Json::object(),
+                                  "the manifests changed since the gc plan was made (now {observed})"});
+  }
 
   // The stores whose backend has capability `cap` for the group's locator.
-  auto groups_with = [&](uint32_t cap) {
-    std::vector<const std::pair<const std::string, Group>*> out;
+  std::vector<const GroupEntry*> groups_with(uint32_t cap) {
+    std::vector<const GroupEntry*> out;
     for (const auto& entry : groups) {
       const Group& g = entry.second;
       if (g.kind.empty()) continue;
       try {
-        if (backend(g.kind).effective_capabilities(g.locator, Json::object(), g.key) & cap) out.push_back(&entry);
+        if (repo.backend(g.kind).effective_capabilities(g.locator, Json::object(), g.key) & cap) out.push_back(&entry);
       } catch (const std::exception&) {
       }
     }
     return out;
-  };
-  Json unreachable = Json::object();
-  if (!opt.listings_only) {
-    // ---- 5. pins ----
-    std::set<std::string> known = PinIndex(pinned_index_path()).known();
+  }
+
+  // ---- 5. pins: this dataset's pins no manifest references, released only if this clone made them ----
+  void plan_pins() {
+    std::set<std::string> known = PinIndex(repo.pinned_index_path()).known();
     known.insert(created_here.begin(), created_here.end());
     auto pin_groups = groups_with(sdk::kPin);
     auto listed = fan_out<std::vector<std::string>>(
         pin_groups.size(),
         [&](std::size_t i) {
           const Group& g = pin_groups[i]->second;
-          return backend(g.kind).list_pins(g.locator, g.key);
+          return repo.backend(g.kind).list_pins(g.locator, g.key);
         },
         opt.progress);
     for (std::size_t i = 0; i < pin_groups.size(); ++i) {
       const Group& g = pin_groups[i]->second;
       if (!listed[i].ok()) {
-        std::string why;
-        try {
-          std::rethrow_exception(listed[i].error);
-        } catch (const std::exception& e) {
-          why = keyed_error(g.key, e);
-        }
+        const std::string why = listed[i].keyed(g.key);
         unreachable[g.key] = "cannot list its pins: " + why;
         note(g.key + ": cannot list its pins, so none of them is released (" + why + ")");
         continue;
       }
-      std::size_t foreign_datasets = 0, unfinished = 0;
-      std::set<std::string> ids(listed[i].value->begin(), listed[i].value->end());
-      for (const auto& id : ids) {
-        if (model::pin_dataset(id) != dataset_id_) {
-          ++foreign_datasets;
-          continue;
-        }
-        if (g.pins.count(id) || loose_pins.count(id)) continue;
-        if (inflight.count(id)) {
-          ++unfinished;
-          continue;
-        }
-        Json params{{"locator", g.locator}, {"pin_id", id}};
-        if (known.count(id) || opt.release_foreign) {
-          plan.actions.push_back({"unpin", g.key, g.kind, model::pin_ref(id),
-                                  std::string("no manifest in history references it") +
-                                      (known.count(id) ? "" : "; not created by this clone"),
-                                  params});
-        } else {
-          plan.actions.push_back({"keep-pin", g.key, g.kind, model::pin_ref(id),
-                                  "no manifest in history references it; not created by this clone -- another clone's "
-                                  "commits may name it (fetch them, or --release-foreign)",
-                                  params});
-        }
-      }
-      if (foreign_datasets)
-        note(g.key + ": " + std::to_string(foreign_datasets) + " pin(s) of other datasets left alone");
-      if (unfinished)
-        note(g.key + ": " + std::to_string(unfinished) + " pin(s) of unfinished operation(s) kept (see `tether ops`)");
+      plan_pins_of(g, std::set<std::string>(listed[i].value->begin(), listed[i].value->end()), known);
     }
+  }
 
-    // ---- 6. working refs of objects no longer registered ----
-    if (!scope.here_manifests)
-      for (const auto& [k, ref] : workspace_->working_refs)
-        if (!manifests_.count(k))
-          plan.actions.push_back({"forget-working-ref", k, "", ref,
-                                  "object removed; branch left in place (gc --prune-bookmarks evaluates it)",
-                                  Json::object()});
-
-    // ---- 7. working branches of bookmarks (and checkouts) that are gone ----
-    if (opt.prune_bookmarks || opt.prune_workspaces || scope.only_bookmark) {
-      std::set<std::string> live;
-      for (const auto& [b, c] : vcs_->bookmarks()) live.insert(b);
-      if (workspace_->bookmark && !scope.here_manifests) live.insert(*workspace_->bookmark);
-      for (const auto& co : others)
-        if (co.ws.bookmark) live.insert(*co.ws.bookmark);
-      for (const auto& b : opt.keep_bookmarks) live.insert(b);
-      if (scope.only_bookmark) live.erase(*scope.only_bookmark);
-      std::set<std::string> live_slugs;
-      for (const auto& b : live) live_slugs.insert(model::bookmark_slug(b));
-      if (!scope.only_bookmark) note("keeping live bookmarks: " + join(std::vector<std::string>(live.begin(), live.end())));
-      std::set<std::string> live_ws8{workspace_->short_id()};
-      for (const auto& co : others)
-        if (!co.ws.workspace_id.empty()) live_ws8.insert(co.ws.short_id());
-
-      // In use: "<group>\n<ref>" of every working ref and pending fork of a live checkout.
-      std::set<std::string> in_use;
-      auto mark_in_use = [&](const std::map<std::string, model::ObjectManifest>& ms, const model::Workspace& ws) {
-        for (const auto* table : {&ws.working_refs, &ws.pending_forks})
-          for (const auto& [k, ref] : *table) {
-            auto m = ms.find(k);
-            if (m == ms.end()) continue;
-            auto g = group_of.find(support::canonical_json(Json::array({m->second.kind, m->second.locator})));
-            if (g != group_of.end() && !g->second.empty()) in_use.insert(g->second + "\n" + ref);
-          }
-      };
-      if (!scope.here_manifests) mark_in_use(manifests_, *workspace_);
-      for (const auto& co : others) mark_in_use(co.manifests, co.ws);
-      const std::string my_slug = workspace_->bookmark ? model::bookmark_slug(*workspace_->bookmark) : "";
-
-      struct Candidate {
-        const std::pair<const std::string, Group>* group;
-        std::string ref, origin;
-      };
-      auto fork_groups = groups_with(sdk::kFork);
-      auto refs = fan_out<std::vector<std::string>>(fork_groups.size(), [&](std::size_t i) {
-        const Group& g = fork_groups[i]->second;
-        return backend(g.kind).list_working_refs(g.locator, g.key);
-      });
-      std::vector<Candidate> candidates;
-      for (std::size_t i = 0; i < fork_groups.size(); ++i) {
-        const auto* entry = fork_groups[i];
-        const Group& g = entry->second;
-        if (!refs[i].ok()) {
-          std::string why;
-          try {
-            std::rethrow_exception(refs[i].error);
-          } catch (const std::exception& e) {
-            why = keyed_error(g.key, e);
-          }
-          unreachable[g.key + " (branches)"] = "cannot list its working branches: " + why;
-          note(g.key + ": cannot list its working branches, so none is deleted (" + why + ")");
-          continue;
-        }
-        std::size_t foreign = 0;
-        for (const auto& ref : *refs[i].value) {
-          auto parts = model::parse_working_ref(ref);
-          if (!parts) continue;
-          if (parts->dataset_id != dataset_id_.substr(0, 8)) {
-            ++foreign;
-            continue;
-          }
-          if (in_use.count(entry->first + "\n" + ref)) continue;
-          std::string origin;
-          if (parts->legacy()) {
-            if (!(opt.prune_workspaces || opt.prune_bookmarks) || scope.only_bookmark) continue;
-            if (live_ws8.count(*parts->workspace)) continue;
-            origin = "legacy workspace " + *parts->workspace + " branch";
-          } else if (scope.only_bookmark) {
-            if (parts->tail != model::bookmark_slug(*scope.only_bookmark)) continue;
-            origin = "bookmark " + parts->tail + " (gone)";
-          } else {
-            if (!opt.prune_bookmarks) continue;
-            if (!live_slugs.count(parts->tail)) origin = "bookmark " + parts->tail + " (gone)";
-            else if (parts->tail == my_slug) origin = "this bookmark's branch; no object uses it";
-            else continue;  // another live bookmark's
-          }
-          candidates.push_back({entry, ref, origin});
-        }
-        if (foreign) note(g.key + ": " + std::to_string(foreign) + " working branch(es) of other datasets left alone");
+  void plan_pins_of(const Group& g, const std::set<std::string>& ids, const std::set<std::string>& known) {
+    std::size_t foreign_datasets = 0, unfinished = 0;
+    for (const auto& id : ids) {
+      if (model::pin_dataset(id) != repo.dataset_id_) {
+        ++foreign_datasets;
+        continue;
       }
-
-      // The verdicts: blockers, storage branches, then what the head holds.
-      struct Verdict {
-        std::optional<std::string> blocked, safe, reason;
-        Json head;
-      };
-      auto verdicts = fan_out<Verdict>(candidates.size(), [&](std::size_t i) {
-        const Candidate& c = candidates[i];
-        const Group& g = c.group->second;
-        auto& b = backend(g.kind);
-        Verdict v;
-        if (auto blocker = b.working_ref_blockers(g.locator, c.ref, g.key)) {
-          v.blocked = *blocker;
-          return v;
-        }
-        if (b.has_capability(sdk::kBranchIsStorage)) {
-          v.reason = "branch is storage; deleting reclaims its data";
-          try {
-            v.head = b.fingerprint(g.locator, c.ref, g.key);
-          } catch (const std::exception&) {
-          }
-          return v;
-        }
-        Json head;
-        try {
-          head = b.fingerprint(g.locator, c.ref, g.key);
-        } catch (const BackendError& e) {
-          v.reason = "cannot read head: " + e.bare_message();
-          return v;
-        } catch (const std::exception& e) {
-          v.reason = std::string("cannot read head: ") + e.what();
-          return v;
-        }
-        v.head = head;
-        std::string content = support::canonical_json(b.content_state(head));
-        if (g.pinned_states.count(content)) {
-          v.safe = "head is pinned";
-        } else if (scope.dropped_states.count(c.group->first + "\n" + content)) {
-          v.safe = "head was committed by a dropped commit";
-        } else {
-          Json base_loc = g.locator;
-          base_loc.erase("at");
-          std::optional<Json> base;
-          try {
-            base = b.fingerprint(base_loc, std::nullopt, g.key);
-          } catch (const std::exception&) {
-          }
-          if (base && b.same(*base, head)) v.safe = "head equals the base branch";
-          else if (g.recorded_states.count(content))
-            v.reason = "holds a pin-less recorded state (" + model::short_state(head) + ")";
-          else v.reason = "has unpinned writes (" + model::short_state(head) + ")";
-        }
-        return v;
-      });
-      for (std::size_t i = 0; i < candidates.size(); ++i) {
-        const Candidate& c = candidates[i];
-        const Group& g = c.group->second;
-        if (!verdicts[i].ok()) {
-          std::string why;
-          try {
-            std::rethrow_exception(verdicts[i].error);
-          } catch (const std::exception& e) {
-            why = e.what();
-          }
-          plan.actions.push_back({"keep-branch", g.key, g.kind, c.ref, c.origin + "; kept: " + why, Json::object()});
-          continue;
-        }
-        const Verdict& v = *verdicts[i].value;
-        Json params{{"locator", g.locator}, {"head", v.head}};
-        if (v.blocked) {
-          plan.actions.push_back({"keep-branch", g.key, g.kind, c.ref, c.origin + "; cannot be deleted: " + *v.blocked,
-                                  Json{{"blocked", *v.blocked}}});
-        } else if (v.safe) {
-          plan.actions.push_back({"delete-branch", g.key, g.kind, c.ref, c.origin + "; " + *v.safe, params});
-        } else if (opt.force_prune && !v.head.is_null()) {
-          params["forced"] = true;
-          plan.actions.push_back({"delete-branch", g.key, g.kind, c.ref, c.origin + "; FORCED although it " + *v.reason, params});
-        } else {
-          plan.actions.push_back(
-              {"keep-branch", g.key, g.kind, c.ref, c.origin + "; kept: " + *v.reason + " (--force-prune deletes)", params});
-        }
+      if (g.pins.count(id) || loose_pins.count(id)) continue;
+      if (inflight.count(id)) {
+        ++unfinished;
+        continue;
+      }
+      Json params{{"locator", g.locator}, {"pin_id", id}};
+      if (known.count(id) || opt.release_foreign) {
+        plan.actions.push_back({"unpin", g.key, g.kind, model::pin_ref(id),
+                                std::string("no manifest in history references it") +
+                                    (known.count(id) ? "" : "; not created by this clone"),
+                                params});
+      } else {
+        plan.actions.push_back({"keep-pin", g.key, g.kind, model::pin_ref(id),
+                                "no manifest in history references it; not created by this clone -- another clone's "
+                                "commits may name it (fetch them, or --release-foreign)",
+                                params});
       }
     }
+    if (foreign_datasets)
+      note(g.key + ": " + std::to_string(foreign_datasets) + " pin(s) of other datasets left alone");
+    if (unfinished)
+      note(g.key + ": " + std::to_string(unfinished) + " pin(s) of unfinished operation(s) kept (see `tether ops`)");
+  }
+
+  // ---- 6. working refs of objects no longer registered ----
+  void plan_forgotten_refs() {
+    for (const auto& [k, ref] : repo.workspace_->working_refs)
+      if (!repo.manifests_.count(k))
+        plan.actions.push_back({"forget-working-ref", k, "", ref,
+                                "object removed; branch left in place (gc --prune-bookmarks evaluates it)",
+                                Json::object()});
+  }
+
+  // ---- 7. working branches of bookmarks (and checkouts) that are gone ----
+  void plan_branches() {
+    auto candidates = branch_candidates();
+    auto verdicts = fan_out<Verdict>(candidates.size(), [&](std::size_t i) { return judge(candidates[i]); });
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      const Group& g = c.group->second;
+      if (!verdicts[i].ok()) {
+        plan.actions.push_back(
+            {"keep-branch", g.key, g.kind, c.ref, c.origin + "; kept: " + verdicts[i].what(), Json::object()});
+        continue;
+      }
+      const Verdict& v = *verdicts[i].value;
+      Json params{{"locator", g.locator}, {"head", v.head}};
+      if (v.blocked) {
+        plan.actions.push_back({"keep-branch", g.key, g.kind, c.ref, c.origin + "; cannot be deleted: " + *v.blocked,
+                                Json{{"blocked", *v.blocked}}});
+      } else if (v.safe) {
+        plan.actions.push_back({"delete-branch", g.key, g.kind, c.ref, c.origin + "; " + *v.safe, params});
+      } else if (opt.force_prune && !v.head.is_null()) {
+        params["forced"] = true;
+        plan.actions.push_back({"delete-branch", g.key, g.kind, c.ref, c.origin + "; FORCED although it " + *v.reason, params});
+      } else {
+        plan.actions.push_back(
+            {"keep-branch", g.key, g.kind, c.ref, c.origin + "; kept: " + *v.reason + " (--force-prune deletes)", params});
+      }
+    }
+  }
+
+  // Live bookmarks (by slug), live checkouts (by short id) and the branches they use.
+  struct Live {
+    std::set<std::string> slugs, ws8;
+    std::set<std::string> in_use;  // "<group>\n<ref>" of every working ref and pending fork of a live checkout
+    std::string my_slug;
+  };
+  Live live_branches() {
+    Live live;
+    std::set<std::string> bookmarks;
+    const auto& ws = *repo.workspace_;
+    for (const auto& [b, c] : repo.vcs_->bookmarks()) bookmarks.insert(b);
+    if (ws.bookmark && !scope.here_manifests) bookmarks.insert(*ws.bookmark);
+    for (const auto& co : others)
+      if (co.ws.bookmark) bookmarks.insert(*co.ws.bookmark);
+    for (const auto& b : opt.keep_bookmarks) bookmarks.insert(b);
+    if (scope.only_bookmark) bookmarks.erase(*scope.only_bookmark);
+    for (const auto& b : bookmarks) live.slugs.insert(model::bookmark_slug(b));
+    if (!scope.only_bookmark)
+      note("keeping live bookmarks: " + join(std::vector<std::string>(bookmarks.begin(), bookmarks.end())));
+    live.ws8.insert(ws.short_id());
+    for (const auto& co : others)
+      if (!co.ws.workspace_id.empty()) live.ws8.insert(co.ws.short_id());
+
+    auto mark_in_use = [&](const std::map<std::string, model::ObjectManifest>& ms, const model::Workspace& w) {
+      for (const auto* table : {&w.working_refs, &w.pending_forks})
+        for (const auto& [k, ref] : *table) {
+          auto m = ms.find(k);
+          if (m == ms.end()) continue;
+          auto g = group_of.find(signature(m->second));
+          if (g != group_of.end() && !g->second.empty()) live.in_use.insert(g->second + "\n" + ref);
+        }
+    };
+    if (!scope.here_manifests) mark_in_use(repo.manifests_, ws);
+    for (const auto& co : others) mark_in_use(co.manifests, co.ws);
+    live.my_slug = ws.bookmark ? model::bookmark_slug(*ws.bookmark) : "";
+    return live;
+  }
+
+  // The working branches of this dataset no live checkout uses and the options let go, each
+  // with why it is a candidate.
+  std::vector<Candidate> branch_candidates() {
+    const Live live = live_branches();
+    auto fork_groups = groups_with(sdk::kFork);
+    auto refs = fan_out<std::vector<std::string>>(fork_groups.size(), [&](std::size_t i) {
+      const Group& g = fork_groups[i]->second;
+      return repo.backend(g.kind).list_working_refs(g.locator, g.key);
+    });
+    std::vector<Candidate> candidates;
+    for (std::size_t i = 0; i < fork_groups.size(); ++i) {
+      const GroupEntry* entry = fork_groups[i];
+      const Group& g = entry->second;
+      if (!refs[i].ok()) {
+        const std::string why = refs[i].keyed(g.key);
+        unreachable[g.key + " (branches)"] = "cannot list its working branches: " + why;
+        note(g.key + ": cannot list its working branches, so none is deleted (" + why + ")");
+        continue;
+      }
+      std::size_t foreign = 0;
+      for (const auto& ref : *refs[i].value) {
+        auto parts = model::parse_working_ref(ref);
+        if (!parts) continue;
+        if (parts->dataset_id != repo.dataset_id_.substr(0, 8)) {
+          ++foreign;
+          continue;
+        }
+        if (live.in_use.count(entry->first + "\n" + ref)) continue;
+        if (auto origin = why_candidate(*parts, live)) candidates.push_back({entry, ref, *origin});
+      }
+      if (foreign) note(g.key + ": " + std::to_string(foreign) + " working branch(es) of other datasets left alone");
+    }
+    return candidates;
+  }
+
+  // Why a working branch of this dataset that no live checkout uses may go, or nothing.
+  std::optional<std::string> why_candidate(const model::WorkingRefParts& parts, const Live& live) const {
+    if (parts.legacy()) {
+      if (!(opt.prune_workspaces || opt.prune_bookmarks) || scope.only_bookmark) return std::nullopt;
+      if (live.ws8.count(*parts.workspace)) return std::nullopt;
+      return "legacy workspace " + *parts.workspace + " branch";
+    }
+    if (scope.only_bookmark) {
+      if (parts.tail != model::bookmark_slug(*scope.only_bookmark)) return std::nullopt;
+      return "bookmark " + parts.tail + " (gone)";
+    }
+    if (!opt.prune_bookmarks) return std::nullopt;
+    if (!live.slugs.count(parts.tail)) return "bookmark " + parts.tail + " (gone)";
+    if (parts.tail == live.my_slug) return std::string("this bookmark's branch; no object uses it");
+    return std::nullopt;  // another live bookmark's
+  }
+
+  // A candidate's verdict: blocked, safe to delete (and why), or holding writes (why not).
+  Verdict judge(const Candidate& c) {
+    const Group& g = c.group->second;
+    auto& b = repo.backend(g.kind);
+    Verdict v;
+    if (auto blocker = b.working_ref_blockers(g.locator, c.ref, g.key)) {
+      v.blocked = *blocker;
+      return v;
+    }
+    if (b.has_capability(sdk::kBranchIsStorage)) {
+      v.reason = "branch is storage; deleting reclaims its data";
+      try {
+        v.head = b.fingerprint(g.locator, c.ref, g.key);
+      } catch (const std::exception&) {
+      }
+      return v;
+    }
+    try {
+      v.head = b.fingerprint(g.locator, c.ref, g.key);
+    } catch (const BackendError& e) {
+      v.reason = "cannot read head: " + e.bare_message();
+      return v;
+    } catch (const std::exception& e) {
+      v.reason = std::string("cannot read head: ") + e.what();
+      return v;
+    }
+    const std::string content = support::canonical_json(b.content_state(v.head));
+    if (g.pinned_states.count(content)) {
+      v.safe = "head is pinned";
+    } else if (scope.dropped_states.count(c.group->first + "\n" + content)) {
+      v.safe = "head was committed by a dropped commit";
+    } else {
+      Json base_loc = g.locator;
+      base_loc.erase("at");
+      std::optional<Json> base;
+      try {
+        base = b.fingerprint(base_loc, std::nullopt, g.key);
+      } catch (const std::exception&) {
+      }
+      if (base && b.same(*base, v.head)) v.safe = "head equals the base branch";
+      else if (g.recorded_states.count(content))
+        v.reason = "holds a pin-less recorded state (" + model::short_state(v.head) + ")";
+      else v.reason = "has unpinned writes (" + model::short_state(v.head) + ")";
+    }
+    return v;
   }
 
   // ---- 8. listings no manifest names ----
-  if (have_listings && unknown_kinds.empty()) {
-    std::vector<std::string> orphans;
-    for (const auto& f : model::list_checkout_files(tether_dir() / "listings", ".jsonl", false))
-      if (!listing_refs.count(f.string())) orphans.push_back(f.string());
-    for (const auto& n : orphans) plan.actions.push_back({"delete-listing", "", "", n, "unreferenced", Json::object()});
-  } else if (have_listings) {
-    note("listings are kept: objects of an unusable backend may name them");
+  void plan_listings() {
+    if (!have_listings) return;
+    if (!unknown_kinds.empty()) {
+      note("listings are kept: objects of an unusable backend may name them");
+      return;
+    }
+    for (const auto& f : model::list_checkout_files(repo.tether_dir() / "listings", ".jsonl", false))
+      if (!listing_refs.count(f.string()))
+        plan.actions.push_back({"delete-listing", "", "", f.string(), "unreferenced", Json::object()});
   }
-  if (!unreachable.empty()) plan.context["unreachable"] = unreachable;
-  plan.notes = std::move(notes);
-  return plan;
-}
+};
+
+Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) { return GcPlanner(*this, opt, scope).run(); }
 
 GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& parent) {
   auto lock_c = lock_checkout();

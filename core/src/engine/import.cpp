@@ -1,8 +1,8 @@
-// core/src/engine/import.cpp: `tether import` (registry.md §5, experimental). The rows a
-// source lists are validated as canonical columns, planned against the registered manifests
-// (add / update / remove, `<key>: unchanged` notes, a kind change refused) and applied under
-// the checkout lock as one op-log entry that `tether undo` reverses. Import changes what is
-// tracked only: no store is contacted and no state recorded.
+// core/src/engine/import.cpp: `tether import` (docs/registry.md#import, experimental). The
+// rows a source lists are validated as canonical columns, planned against the registered
+// manifests (add / update / remove, `<key>: unchanged` notes, a kind change refused) and
+// applied under the checkout lock as one op-log entry that `tether undo` reverses. Import
+// changes what is tracked only: no store is contacted and no state recorded.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -84,7 +84,7 @@ ImportResult Repo::import_objects(const ImportOptions& opt) {
 }
 
 Plan Repo::plan_import(const std::vector<Json>& rows, bool sync, const std::filesystem::path& cwd) {
-  // 1. Rows -> specs (registry.md §5.2).
+  // 1. Rows -> specs (the canonical columns of docs/registry.md#import).
   std::map<std::string, ImportSpec> specs;
   std::set<std::string> ignored;
   for (const auto& row : rows) {
@@ -141,7 +141,7 @@ Plan Repo::plan_import(const std::vector<Json>& rows, bool sync, const std::file
     specs.emplace(std::move(key), std::move(s));
   }
 
-  // 2. The plan (§5.3).
+  // 2. The plan (docs/cli.md, `tether import`).
   Plan plan;
   plan.command = "import";
   plan.created_at = model::now_iso_utc_seconds();

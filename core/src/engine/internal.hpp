@@ -20,7 +20,7 @@ namespace tether::engine {
 
 using Json = nlohmann::json;
 
-// An advisory flock held until destruction (spec §7.1).
+// An advisory flock held until destruction (docs/FORMAT.md#locks).
 // Re-entrant within one Repo: an inner lock_*() while the lock is held is a no-op Lock.
 struct Repo::Lock {
   int fd = -1;
@@ -47,7 +47,8 @@ std::string str_of(const Json& j, const char* key);
 bool bool_of(const Json& j, const char* key);
 std::vector<std::string> strings_of(const Json& j, const char* key);  // the strings of an array
 
-// One operation as the log tells it, its done mark and progress records folded in (§6.2).
+// One operation as the log tells it, its done mark and progress records folded in
+// (docs/FORMAT.md#the-op-log).
 struct OpEntry {
   std::string id, at, command;
   std::string status = "started";  // started | done
@@ -58,10 +59,11 @@ struct OpEntry {
   Json to_json() const;
 };
 
-// The text after the command in `tether ops` (spec §6.4); undo records its target's.
+// The text after the command in `tether ops` (docs/cli.md); undo records its target's.
 std::string op_summary(const OpEntry& e);
 
-// `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record (spec §6).
+// `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record
+// (docs/FORMAT.md#the-op-log).
 class OpLog {
  public:
   explicit OpLog(model::CheckoutPath path) : path_(std::move(path)) {}
@@ -87,10 +89,10 @@ class OpLog {
   model::CheckoutPath path_;
 };
 
-// `tether-pinned.jsonl` in the VCS shared dir (spec §2.9): the pins this clone created, so gc
-// releases only those (another clone's commits may name the rest). One JSON line per claim
-// `{"dataset_id", "kind", "pin_id", "at"}`; set semantics on pin_id; a torn last line is
-// skipped; release rewrites the file (temp + rename).
+// `tether-pinned.jsonl` in the VCS shared dir (docs/FORMAT.md#the-pinned-index): the pins this
+// clone created, so gc releases only those (another clone's commits may name the rest). One
+// JSON line per claim `{"dataset_id", "kind", "pin_id", "at"}`; set semantics on pin_id; a
+// torn last line is skipped; release rewrites the file (temp + rename).
 class PinIndex {
  public:
   explicit PinIndex(std::filesystem::path path) : path_(std::move(path)) {}
@@ -137,9 +139,6 @@ Result run_planned(const std::optional<Plan>& saved, bool dry_run, Check&& check
   }
   return apply(p);
 }
-
-// What a fan-out task's error says, without a BackendError's `[key]` prefix.
-std::string message_of(const std::exception_ptr& error);
 
 // "a, b, c" of keys.
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");

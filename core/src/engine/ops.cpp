@@ -1,5 +1,5 @@
-// core/src/engine/ops.cpp: `tether ops` (spec §4.21): the operation log newest first, each
-// entry summarised (§6.4), and VCS drift (§6.6): commits tether made that left VCS history
+// core/src/engine/ops.cpp: `tether ops` (docs/cli.md): the operation log newest first, each
+// entry summarised, and VCS drift: commits tether made that left VCS history
 // behind its back (a `git reset`, a rebase), which `status` warns about.
 #include <algorithm>
 #include <set>

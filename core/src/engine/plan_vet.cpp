@@ -95,7 +95,8 @@ void Repo::vet_saved_plan(const Plan& plan) {
         refuse(plan, "names the pin " + model::py_repr(id) + " for " + what + ", which is not a pin of this dataset");
       if (kPinOps.count(a.op) && a.target != model::pin_ref(id))
         refuse(plan, "names the ref " + model::py_repr(a.target) + " for the pin " + id);
-      // A pin made from a state: its id is the hash of kind, identity and state (spec §3.3).
+      // A pin made from a state: its id is the hash of kind, identity and state
+      // (docs/FORMAT.md#pin-ids-and-pin-refs).
       if ((a.op == "pin" || a.op == "repin") && a.params.contains("state")) {
         const std::string kind = m ? m->kind : a.kind;
         const Json& locator = a.op == "repin" ? a.params.value("locator", Json(nullptr)) : m ? m->locator : Json(nullptr);

@@ -1,13 +1,13 @@
-// core/src/engine/promote.cpp: `tether promote` (spec §4.13). Lands a bookmark's working
-// branches on their base branches: a fast-forward where the base has not moved since the
-// fork, a native merge where the backend has one, otherwise a refusal with the backend's
-// hint. A bookmark (or the named keys) lands whole or not at all: every backend is asked
-// before the first move whether it would refuse (promote_blockers), and one refusal holds
-// every other move; a move that still fails at apply time sends the landed ones back
+// core/src/engine/promote.cpp: `tether promote` (docs/cli.md; docs/security.md#promote). Lands
+// a bookmark's working branches on their base branches: a fast-forward where the base has not
+// moved since the fork, a native merge where the backend has one, otherwise a refusal with the
+// backend's hint. A bookmark (or the named keys) lands whole or not at all: every backend is
+// asked before the first move whether it would refuse (promote_blockers), and one refusal
+// holds every other move; a move that still fails at apply time sends the landed ones back
 // (rewind). Every move is conditional on the base head the plan reviewed. The journal holds
-// the plan and a record before each move, so repair finishes (apply_promote with `resume`)
-// and undo reverses a promote a kill interrupted. When everything landed, the trunk
-// bookmark moves to the bookmark's commit.
+// the plan and a record before each move, so repair finishes (apply_promote with `resume`) and
+// undo reverses a promote a kill interrupted. When everything landed, the trunk bookmark moves
+// to the bookmark's commit.
 #include <algorithm>
 #include <set>
 
@@ -98,218 +98,270 @@ Plan Repo::rederive_promote(const Plan& saved) {
   return fresh;
 }
 
-Plan Repo::plan_promote(const PromoteOptions& opt) {
-  if (opt.strategy != "auto" && opt.strategy != "ff" && opt.strategy != "merge")
-    throw ConfigError("unknown promote strategy '" + opt.strategy + "' (auto, ff, merge)");
-  Plan plan;
-  plan.command = "promote";
-  plan.created_at = model::now_iso_utc_seconds();
-  const auto objects = opt.rev ? manifests_at(*opt.rev) : manifests_;
-  for (const auto& k : opt.keys)
-    if (!objects.count(k)) throw ConfigError("no such object: " + k);
-  const std::string trunk = config_.trunk();
-  const auto bookmark = workspace_->bookmark;
-  const bool on_trunk = !bookmark || *bookmark == trunk;
-  const auto bookmarks = vcs_->bookmarks();
-  std::optional<std::string> bookmark_commit;
-  if (bookmark)
-    if (auto it = bookmarks.find(*bookmark); it != bookmarks.end()) bookmark_commit = it->second;
-  std::string message = opt.message.value_or("tether promote " + (opt.rev ? *opt.rev : workspace_->short_id()));
-  std::string mhash = model::manifest_hash(objects);
-  plan.context = Json{{"rev", opt.rev ? Json(*opt.rev) : Json(nullptr)},
-                      {"strategy", opt.strategy},
-                      {"message", message},
-                      {"subset", opt.keys},
-                      {"manifest_hash", mhash},
-                      {"workspace_id", workspace_->workspace_id},
-                      {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
-                      {"bookmark_commit", bookmark_commit ? Json(*bookmark_commit) : Json(nullptr)},
-                      {"current", Json::array()}};
-  std::string here = bookmark ? *bookmark : "no bookmark";
-  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
-                                "this promote plan was made in another checkout; re-run the plan here"});
-  plan.preconditions.push_back({"workspace_bookmark", bookmark ? Json(*bookmark) : Json(nullptr), "", Json::object(),
-                                "this promote plan was made on " + here + "; the checkout is on {observed} now; re-run the plan"});
-  plan.preconditions.push_back({"bookmark_head", bookmark_commit ? Json(*bookmark_commit) : Json(nullptr), "",
-                                Json{{"bookmark", bookmark.value_or("")}},
-                                "bookmark " + here + " moved since the promote plan was made (now at {observed}); re-run the plan"});
-  plan.preconditions.push_back({"manifest_hash", mhash, "", opt.rev ? Json{{"rev", *opt.rev}} : Json::object(),
-                                "manifests changed since the promote plan was made; re-run the plan"});
-
-  // What the bookmark's commit records (a manifest edited since is not what is promoted).
-  std::map<std::string, model::ObjectManifest> committed = objects;
-  if (!opt.rev && bookmark_commit) {
-    try {
-      committed = manifests_at(*bookmark_commit);
-    } catch (const std::exception&) {
-    }
-  }
-
-  std::vector<std::string> selected = opt.keys;
-  if (selected.empty())
-    for (const auto& [k, m] : objects) selected.push_back(k);
-  std::sort(selected.begin(), selected.end());
-
-  // Probe base and branch heads concurrently.
+// Planning a promote, stage by stage: what is promoted (the dataset, the bookmark, the keys),
+// the heads of every base and working branch, one move (or refusal) per object, then the
+// whole-plan rules: shared bases, shared writes, the backends' preflight, the trunk guard, and
+// whole-or-nothing.
+struct Repo::PromotePlanner {
   struct Probe {
-    std::string key;
     std::optional<Json> base, target;
   };
-  std::vector<Probe> probes;
-  if (!on_trunk)
-    for (const auto& k : selected) {
-      const auto& m = objects.at(k);
-      uint32_t caps = 0;
-      try {
-        caps = effective_capabilities(m);
-      } catch (const std::exception&) {
-        continue;
-      }
-      if (caps & sdk::kFork) probes.push_back({k, std::nullopt, std::nullopt});
-    }
-  auto probed = fan_out<std::pair<Json, std::optional<Json>>>(probes.size(), [&](std::size_t i) {
-    const auto& m = objects.at(probes[i].key);
-    auto& b = backend(m.kind);
-    Json base = b.fingerprint(without_at(m.locator), std::nullopt, m.key);
-    std::optional<Json> target;
-    if (!opt.rev)
-      if (auto ref = working_ref(m.key)) target = b.fingerprint(m.locator, *ref, m.key);
-    return std::make_pair(base, target);
-  });
-  std::vector<std::string> probe_errors;
-  std::map<std::string, Probe> by_key;
-  for (std::size_t i = 0; i < probes.size(); ++i) {
-    if (!probed[i].ok()) {
-      try {
-        std::rethrow_exception(probed[i].error);
-      } catch (const std::exception& e) {
-        probe_errors.push_back(keyed_error(probes[i].key, e));
-      }
-      continue;
-    }
-    probes[i].base = probed[i].value->first;
-    probes[i].target = probed[i].value->second;
-    by_key[probes[i].key] = probes[i];
-  }
-  if (!probe_errors.empty()) throw TetherError("promote: could not read branch heads (" + join(probe_errors, "; ") + ")");
+  // What one object's move starts from: its source, the state it lands, the recorded fork point.
+  struct Start {
+    Json source, target_state, fork_point = nullptr;
+  };
 
-  Json current = Json::array();
-  for (const auto& key : selected) {
+  Repo& repo;
+  const PromoteOptions& opt;
+  Plan plan;
+  std::map<std::string, model::ObjectManifest> objects;    // at --rev, else the working tree's
+  std::map<std::string, model::ObjectManifest> committed;  // what the bookmark's commit records
+  std::string trunk;
+  std::optional<std::string> bookmark, bookmark_commit;
+  std::map<std::string, std::string> bookmarks;
+  bool on_trunk = false;
+  std::vector<std::string> selected;  // the keys planned, sorted
+  std::map<std::string, Probe> probes;
+  Json current = Json::array();  // keys whose base is already at the target
+
+  PromotePlanner(Repo& r, const PromoteOptions& o) : repo(r), opt(o) {}
+
+  Plan run() {
+    if (opt.strategy != "auto" && opt.strategy != "ff" && opt.strategy != "merge")
+      throw ConfigError("unknown promote strategy '" + opt.strategy + "' (auto, ff, merge)");
+    objects = opt.rev ? repo.manifests_at(*opt.rev) : repo.manifests_;
+    for (const auto& k : opt.keys)
+      if (!objects.count(k)) throw ConfigError("no such object: " + k);
+    begin_plan();
+    select();
+    probe_heads();
+    for (const auto& key : selected) plan_object(key);
+    plan.context["current"] = current;
+    refuse_shared_bases();
+    collapse_shared_writes();
+    preflight();
+    if (trunk_would_lose_commits()) return std::move(plan);
+    hold_all_if_any_refused();
+    return std::move(plan);
+  }
+
+  // The context and the dataset-wide preconditions.
+  void begin_plan() {
+    plan.command = "promote";
+    plan.created_at = model::now_iso_utc_seconds();
+    const auto& ws = *repo.workspace_;
+    trunk = repo.config_.trunk();
+    bookmark = ws.bookmark;
+    on_trunk = !bookmark || *bookmark == trunk;
+    bookmarks = repo.vcs_->bookmarks();
+    if (bookmark)
+      if (auto it = bookmarks.find(*bookmark); it != bookmarks.end()) bookmark_commit = it->second;
+    const std::string message = opt.message.value_or("tether promote " + (opt.rev ? *opt.rev : ws.short_id()));
+    const std::string mhash = model::manifest_hash(objects);
+    plan.context = Json{{"rev", opt.rev ? Json(*opt.rev) : Json(nullptr)},
+                        {"strategy", opt.strategy},
+                        {"message", message},
+                        {"subset", opt.keys},
+                        {"manifest_hash", mhash},
+                        {"workspace_id", ws.workspace_id},
+                        {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
+                        {"bookmark_commit", bookmark_commit ? Json(*bookmark_commit) : Json(nullptr)},
+                        {"current", Json::array()}};
+    const std::string here = bookmark ? *bookmark : "no bookmark";
+    plan.preconditions.push_back({"workspace_id", ws.workspace_id, "", Json::object(),
+                                  "this promote plan was made in another checkout; re-run the plan here"});
+    plan.preconditions.push_back({"workspace_bookmark", bookmark ? Json(*bookmark) : Json(nullptr), "", Json::object(),
+                                  "this promote plan was made on " + here + "; the checkout is on {observed} now; re-run the plan"});
+    plan.preconditions.push_back({"bookmark_head", bookmark_commit ? Json(*bookmark_commit) : Json(nullptr), "",
+                                  Json{{"bookmark", bookmark.value_or("")}},
+                                  "bookmark " + here + " moved since the promote plan was made (now at {observed}); re-run the plan"});
+    plan.preconditions.push_back({"manifest_hash", mhash, "", opt.rev ? Json{{"rev", *opt.rev}} : Json::object(),
+                                  "manifests changed since the promote plan was made; re-run the plan"});
+  }
+
+  // The keys to plan, and what the bookmark's commit records for them (a manifest edited
+  // since the commit is not what is promoted).
+  void select() {
+    committed = objects;
+    if (!opt.rev && bookmark_commit) {
+      try {
+        committed = repo.manifests_at(*bookmark_commit);
+      } catch (const std::exception&) {
+      }
+    }
+    selected = opt.keys;
+    if (selected.empty())
+      for (const auto& entry : objects) selected.push_back(entry.first);
+    std::sort(selected.begin(), selected.end());
+  }
+
+  // The base head and working-branch head of every forkable object, read concurrently.
+  void probe_heads() {
+    std::vector<std::string> keys;
+    if (!on_trunk)
+      for (const auto& k : selected) {
+        try {
+          if (repo.effective_capabilities(objects.at(k)) & sdk::kFork) keys.push_back(k);
+        } catch (const std::exception&) {
+        }
+      }
+    auto probed = fan_out<Probe>(keys.size(), [&](std::size_t i) {
+      const auto& m = objects.at(keys[i]);
+      auto& b = repo.backend(m.kind);
+      Probe p;
+      p.base = b.fingerprint(without_at(m.locator), std::nullopt, m.key);
+      if (!opt.rev)
+        if (auto ref = repo.working_ref(m.key)) p.target = b.fingerprint(m.locator, *ref, m.key);
+      return p;
+    });
+    std::vector<std::string> errors;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (probed[i].ok()) probes[keys[i]] = *probed[i].value;
+      else errors.push_back(probed[i].keyed(keys[i]));
+    }
+    if (!errors.empty()) throw TetherError("promote: could not read branch heads (" + join(errors, "; ") + ")");
+  }
+
+  // One object: a note (nothing to do), a refusal, or a fast-forward / merge with the
+  // preconditions that bind it to the heads reviewed.
+  void plan_object(const std::string& key) {
     const auto& m = objects.at(key);
-    auto& b = backend(m.kind);
-    uint32_t caps = effective_capabilities(m);
+    auto& b = repo.backend(m.kind);
+    const uint32_t caps = repo.effective_capabilities(m);
     if (!(caps & sdk::kFork)) {
       plan.notes.push_back(key + ": not forkable; nothing to promote");
-      continue;
+      return;
     }
     if (on_trunk) {
       plan.notes.push_back(key + ": on trunk; already on the base branch");
-      continue;
+      return;
     }
-    Json source;
-    Json target_state;
-    Json fork_point = nullptr;
-    if (opt.rev) {
-      if (!m.state) {
-        plan.notes.push_back(key + ": nothing committed at " + *opt.rev);
-        continue;
-      }
-      try {
-        source = checked_source(m);
-      } catch (const PinDriftError& e) {
-        plan.actions.push_back({"refuse", key, m.kind, "", e.bare_message()});
-        continue;
-      } catch (const BackendError& e) {
-        plan.notes.push_back(key + ": not recoverable at " + *opt.rev + " (" + e.bare_message() + ")");
-        continue;
-      }
-      target_state = *m.state;
-    } else {
-      auto ref = working_ref(key);
-      const Probe& pr = by_key[key];
-      if (!ref || !pr.target) {
-        plan.notes.push_back(key + ": no working branch yet; nothing to promote");
-        continue;
-      }
-      auto c = committed.find(key);
-      if (c == committed.end() || !c->second.state) {
-        plan.notes.push_back(key + ": nothing committed on this bookmark yet; commit first");
-        continue;
-      }
-      if (!b.same(*pr.target, *c->second.state)) {
-        plan.actions.push_back({"refuse", key, m.kind, *ref,
-                                *ref + " has writes since the last commit (" + model::short_state(*c->second.state) +
-                                    " committed, " + model::short_state(*pr.target) + " on the branch); `tether commit` them first"});
-        continue;
-      }
-      source = Json{{"ref", *ref}};
-      target_state = *pr.target;
-      if (auto fp = workspace_->fork_points.find(key); fp != workspace_->fork_points.end()) fork_point = fp->second;
-    }
-    Json base = by_key.count(key) ? *by_key[key].base : b.fingerprint(without_at(m.locator), std::nullopt, key);
-    if (b.same(target_state, base)) {
+    auto start = opt.rev ? start_at_rev(m) : start_on_branch(m);
+    if (!start) return;
+    const Json base = probes.count(key) ? *probes[key].base : b.fingerprint(without_at(m.locator), std::nullopt, key);
+    if (b.same(start->target_state, base)) {
       plan.notes.push_back(key + ": base already at the target");
       current.push_back(key);
-      continue;
+      return;
     }
-    sdk::Source src = source.get<sdk::Source>();
-    std::optional<bool> unchanged = b.ancestor_of(m.locator, base, src, key);
-    if (!unchanged && !fork_point.is_null()) unchanged = b.same(fork_point, base);
-    std::string base_label = b.base_branch(without_at(m.locator), key);
-    bool can_ff = caps & sdk::kPromote;
-    bool can_merge = (caps & sdk::kMerge) && !source.contains("state");
-    Json params{{"locator", without_at(m.locator)}, {"source", source},         {"base_state", base},
-                {"target_state", target_state},      {"fork_point", fork_point}};
-    std::string hint = b.description().promote_hint;
-    if (unchanged == true && opt.strategy != "merge" && can_ff) {
-      plan.actions.push_back({"fast-forward", key, m.kind, base_label,
-                              base_label + " " + model::short_state(base) + " -> " + model::short_state(target_state) +
-                                  " (base unchanged since fork)",
-                              params});
-    } else if (can_merge && opt.strategy != "ff" && (unchanged != true || !can_ff || opt.strategy == "merge")) {
-      std::string why = unchanged == true    ? "base unchanged since fork"
-                        : unchanged == false ? "base moved since fork"
-                                             : "no fork point recorded; ancestry unknown";
-      plan.actions.push_back(
-          {"merge", key, m.kind, base_label, "merge " + source_ref_label(source) + " into " + base_label + " (" + why + ")", params});
-    } else {
-      std::string reason;
-      if (unchanged == true) {
-        reason = opt.strategy == "merge" ? "strategy=merge but the backend cannot merge"
-                                         : "the " + m.kind + " backend cannot move a branch";
-      } else if (unchanged == false) {
-        reason = base_label + " moved since the fork (" + (fork_point.is_null() ? "?" : model::short_state(fork_point)) +
-                 " -> " + model::short_state(base) + ")" +
-                 ((opt.strategy == "ff" && (caps & sdk::kMerge)) ? " and strategy=ff" : " and the backend cannot merge");
-      } else {
-        reason = "cannot tell whether the base moved (no fork point recorded)";
-      }
-      if (!hint.empty()) reason += "; " + hint;
-      plan.actions.push_back({"refuse", key, m.kind, base_label, reason, params});
-      continue;
-    }
+    if (!plan_move(m, caps, *start, base)) return;
     plan.preconditions.push_back({"base_state", base, key, Json{{"locator", without_at(m.locator)}},
                                   "'" + key + "': base branch moved since the plan was made (" + model::short_state(base) +
                                       " -> {observed}); re-run the plan"});
+    const Json& source = start->source;
     if (source.contains("pin"))
-      plan.preconditions.push_back({"pin_state", target_state, key, Json{{"pin", source["pin"]}},
+      plan.preconditions.push_back({"pin_state", start->target_state, key, Json{{"pin", source["pin"]}},
                                     "promote " + key + ": pin " + source["pin"].value("ref", std::string()) +
                                         " no longer names the reviewed state ({observed}); re-run the plan"});
     else if (source.contains("ref"))
-      plan.preconditions.push_back({"ref_head", target_state, key, Json{{"ref", source["ref"]}},
+      plan.preconditions.push_back({"ref_head", start->target_state, key, Json{{"ref", source["ref"]}},
                                     "promote " + key + ": " + source["ref"].get<std::string>() +
-                                        " moved since the plan was made (" + model::short_state(target_state) +
+                                        " moved since the plan was made (" + model::short_state(start->target_state) +
                                         " -> {observed}); re-run the plan"});
   }
-  plan.context["current"] = current;
+
+  // promote --rev: the state committed there, from its pin (or the recorded state).
+  std::optional<Start> start_at_rev(const model::ObjectManifest& m) {
+    if (!m.state) {
+      plan.notes.push_back(m.key + ": nothing committed at " + *opt.rev);
+      return std::nullopt;
+    }
+    Start s;
+    try {
+      s.source = repo.checked_source(m);
+    } catch (const PinDriftError& e) {
+      plan.actions.push_back({"refuse", m.key, m.kind, "", e.bare_message()});
+      return std::nullopt;
+    } catch (const BackendError& e) {
+      plan.notes.push_back(m.key + ": not recoverable at " + *opt.rev + " (" + e.bare_message() + ")");
+      return std::nullopt;
+    }
+    s.target_state = *m.state;
+    return s;
+  }
+
+  // promote (a bookmark): the working branch's head, which must be what was committed.
+  std::optional<Start> start_on_branch(const model::ObjectManifest& m) {
+    const std::string& key = m.key;
+    auto ref = repo.working_ref(key);
+    const Probe& pr = probes[key];
+    if (!ref || !pr.target) {
+      plan.notes.push_back(key + ": no working branch yet; nothing to promote");
+      return std::nullopt;
+    }
+    auto c = committed.find(key);
+    if (c == committed.end() || !c->second.state) {
+      plan.notes.push_back(key + ": nothing committed on this bookmark yet; commit first");
+      return std::nullopt;
+    }
+    if (!repo.backend(m.kind).same(*pr.target, *c->second.state)) {
+      plan.actions.push_back({"refuse", key, m.kind, *ref,
+                              *ref + " has writes since the last commit (" + model::short_state(*c->second.state) +
+                                  " committed, " + model::short_state(*pr.target) + " on the branch); `tether commit` them first"});
+      return std::nullopt;
+    }
+    Start s;
+    s.source = Json{{"ref", *ref}};
+    s.target_state = *pr.target;
+    const auto& fps = repo.workspace_->fork_points;
+    if (auto fp = fps.find(key); fp != fps.end()) s.fork_point = fp->second;
+    return s;
+  }
+
+  // The move for one object, by strategy and what its backend can do; false when refused.
+  bool plan_move(const model::ObjectManifest& m, uint32_t caps, const Start& s, const Json& base) {
+    const std::string& key = m.key;
+    auto& b = repo.backend(m.kind);
+    const sdk::Source src = s.source.get<sdk::Source>();
+    std::optional<bool> unchanged = b.ancestor_of(m.locator, base, src, key);
+    if (!unchanged && !s.fork_point.is_null()) unchanged = b.same(s.fork_point, base);
+    const std::string base_label = b.base_branch(without_at(m.locator), key);
+    const bool can_ff = caps & sdk::kPromote;
+    const bool can_merge = (caps & sdk::kMerge) && !s.source.contains("state");
+    Json params{{"locator", without_at(m.locator)}, {"source", s.source},         {"base_state", base},
+                {"target_state", s.target_state},    {"fork_point", s.fork_point}};
+    if (unchanged == true && opt.strategy != "merge" && can_ff) {
+      plan.actions.push_back({"fast-forward", key, m.kind, base_label,
+                              base_label + " " + model::short_state(base) + " -> " + model::short_state(s.target_state) +
+                                  " (base unchanged since fork)",
+                              params});
+      return true;
+    }
+    if (can_merge && opt.strategy != "ff" && (unchanged != true || !can_ff || opt.strategy == "merge")) {
+      std::string why = unchanged == true    ? "base unchanged since fork"
+                        : unchanged == false ? "base moved since fork"
+                                             : "no fork point recorded; ancestry unknown";
+      plan.actions.push_back({"merge", key, m.kind, base_label,
+                              "merge " + source_ref_label(s.source) + " into " + base_label + " (" + why + ")", params});
+      return true;
+    }
+    std::string reason;
+    if (unchanged == true) {
+      reason = opt.strategy == "merge" ? "strategy=merge but the backend cannot merge"
+                                       : "the " + m.kind + " backend cannot move a branch";
+    } else if (unchanged == false) {
+      reason = base_label + " moved since the fork (" + (s.fork_point.is_null() ? "?" : model::short_state(s.fork_point)) +
+               " -> " + model::short_state(base) + ")" +
+               ((opt.strategy == "ff" && (caps & sdk::kMerge)) ? " and strategy=ff" : " and the backend cannot merge");
+    } else {
+      reason = "cannot tell whether the base moved (no fork point recorded)";
+    }
+    const std::string hint = b.description().promote_hint;
+    if (!hint.empty()) reason += "; " + hint;
+    plan.actions.push_back({"refuse", key, m.kind, base_label, reason, params});
+    return false;
+  }
+
+  static bool is_move(const PlanAction& a) { return a.op == "fast-forward" || a.op == "merge"; }
 
   // Naming keys: a base branch another (unnamed) object shares would land for it too.
-  if (!opt.keys.empty()) {
+  void refuse_shared_bases() {
+    if (opt.keys.empty()) return;
     std::set<std::string> named(opt.keys.begin(), opt.keys.end());
     for (auto& a : plan.actions) {
-      if (a.op != "fast-forward" && a.op != "merge") continue;
+      if (!is_move(a)) continue;
       const auto& m = objects.at(a.key);
-      auto& b = backend(m.kind);
+      auto& b = repo.backend(m.kind);
       std::string scope = b.branch_scope(m.locator, a.key), base = b.base_branch(without_at(m.locator), a.key);
       std::vector<std::string> others;
       for (const auto& [k, o] : objects) {
@@ -330,38 +382,40 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
   }
 
   // Same (kind, scope, base) writes collapse onto the first.
-  std::map<std::string, std::pair<std::string, std::string>> first_write;  // scope id -> (key, op)
-  for (auto& a : plan.actions) {
-    if (a.op != "fast-forward" && a.op != "merge") continue;
-    const auto& m = objects.at(a.key);
-    auto& b = backend(m.kind);
-    std::string id = m.kind + "\n" + b.branch_scope(m.locator, a.key) + "\n" + b.base_branch(without_at(m.locator), a.key);
-    auto [it, fresh] = first_write.emplace(id, std::make_pair(a.key, a.op));
-    if (fresh) continue;
-    a.params["with"] = it->second.first;
-    a.params["would"] = a.op;
-    a.detail = "same branch as " + it->second.first + ": " + it->second.second + " once, for both";
-    a.op = "share";
+  void collapse_shared_writes() {
+    std::map<std::string, std::pair<std::string, std::string>> first_write;  // scope id -> (key, op)
+    for (auto& a : plan.actions) {
+      if (!is_move(a)) continue;
+      const auto& m = objects.at(a.key);
+      auto& b = repo.backend(m.kind);
+      std::string id = m.kind + "\n" + b.branch_scope(m.locator, a.key) + "\n" + b.base_branch(without_at(m.locator), a.key);
+      auto [it, fresh] = first_write.emplace(id, std::make_pair(a.key, a.op));
+      if (fresh) continue;
+      a.params["with"] = it->second.first;
+      a.params["would"] = a.op;
+      a.detail = "same branch as " + it->second.first + ": " + it->second.second + " once, for both";
+      a.op = "share";
+    }
   }
 
-  // Preflight: every object the plan moves is asked, before the first move, whether its
-  // backend would refuse it now (a dirty checkout of the base, a conflicting merge, an
-  // interrupted move not yet repaired, ...). A refusal here holds every other move below.
-  {
+  // Every object the plan moves is asked, before the first move, whether its backend would
+  // refuse it now (a dirty checkout of the base, a conflicting merge, an interrupted move not
+  // yet repaired, ...). A refusal here holds every other move (hold_all_if_any_refused).
+  void preflight() {
     std::vector<PlanAction*> moves;
     for (auto& a : plan.actions)
-      if (a.op == "fast-forward" || a.op == "merge") moves.push_back(&a);
+      if (is_move(a)) moves.push_back(&a);
     auto blockers = fan_out<sdk::LandingBlocker>(moves.size(), [&](std::size_t i) {
       const PlanAction& a = *moves[i];
-      return backend(a.kind).promote_blockers(a.params["locator"], a.params["source"].get<sdk::Source>(), a.op == "merge",
-                                              sdk::Expected::at(a.params["base_state"]), a.key);
+      return repo.backend(a.kind).promote_blockers(a.params["locator"], a.params["source"].get<sdk::Source>(),
+                                                   a.op == "merge", sdk::Expected::at(a.params["base_state"]), a.key);
     });
     for (std::size_t i = 0; i < moves.size(); ++i) {
       PlanAction& a = *moves[i];
       std::string why;
       std::vector<std::string> conflicts;
       if (!blockers[i].ok()) {
-        why = "cannot tell whether " + a.target + " can move (" + message_of(blockers[i].error) + ")";
+        why = "cannot tell whether " + a.target + " can move (" + blockers[i].message() + ")";
       } else if (blockers[i].value->blocker) {
         why = *blockers[i].value->blocker;
         conflicts = blockers[i].value->conflicts;
@@ -384,34 +438,37 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
         }
   }
 
-  // A full promotion moves the trunk: refuse when that would drop trunk commits.
-  bool full = opt.keys.empty() && !opt.rev && !on_trunk;
-  std::vector<std::string> refused;
-  for (const auto& a : plan.actions)
-    if (a.op == "refuse") refused.push_back(a.key);
-  if (full && refused.empty() && bookmark_commit) {
-    auto t = bookmarks.find(trunk);
-    if (t != bookmarks.end() && !vcs_->is_ancestor(t->second, *bookmark_commit)) {
-      std::string why = trunk + " (" + t->second.substr(0, 12) + ") has commits this bookmark (" + *bookmark + " at " +
-                        bookmark_commit->substr(0, 12) +
-                        ") does not; landing would move " + trunk +
-                        " backwards or sideways and drop them. Merge or rebase the manifests onto " + trunk +
-                        " first, or name keys to land a subset (which never moves the trunk)";
-      for (auto& a : plan.actions)
-        if (Plan::is_write(a.op) || a.op == "share") {
-          a.op = "refuse";
-          a.detail = why;
-        }
-      if (plan.actions.empty()) plan.actions.push_back({"refuse", "", "", trunk, why});
-      plan.notes.push_back("nothing moved: " + why);
-      return plan;
-    }
+  std::vector<std::string> refused_keys() const {
+    std::vector<std::string> refused;
+    for (const auto& a : plan.actions)
+      if (a.op == "refuse") refused.push_back(a.key);
+    return refused;
   }
+
+  // A full promotion moves the trunk: everything is refused when that would drop trunk commits.
+  bool trunk_would_lose_commits() {
+    const bool full = opt.keys.empty() && !opt.rev && !on_trunk;
+    if (!full || !refused_keys().empty() || !bookmark_commit) return false;
+    auto t = bookmarks.find(trunk);
+    if (t == bookmarks.end() || repo.vcs_->is_ancestor(t->second, *bookmark_commit)) return false;
+    const std::string why = trunk + " (" + t->second.substr(0, 12) + ") has commits this bookmark (" + *bookmark + " at " +
+                            bookmark_commit->substr(0, 12) + ") does not; landing would move " + trunk +
+                            " backwards or sideways and drop them. Merge or rebase the manifests onto " + trunk +
+                            " first, or name keys to land a subset (which never moves the trunk)";
+    for (auto& a : plan.actions)
+      if (Plan::is_write(a.op) || a.op == "share") {
+        a.op = "refuse";
+        a.detail = why;
+      }
+    if (plan.actions.empty()) plan.actions.push_back({"refuse", "", "", trunk, why});
+    plan.notes.push_back("nothing moved: " + why);
+    return true;
+  }
+
   // Whole or nothing, for the named keys as for the whole bookmark.
-  refused.clear();
-  for (const auto& a : plan.actions)
-    if (a.op == "refuse") refused.push_back(a.key);
-  if (!refused.empty()) {
+  void hold_all_if_any_refused() {
+    const auto refused = refused_keys();
+    if (refused.empty()) return;
     for (auto& a : plan.actions) {
       if (a.op == "refuse") continue;
       a.detail = "would " + a.op + ": " + a.detail + "; held because " + join(refused) +
@@ -422,8 +479,9 @@ Plan Repo::plan_promote(const PromoteOptions& opt) {
                          " refused; settle them (see the refusals) and promote again, or land the rest on purpose "
                          "with `tether promote KEY...` naming only the others");
   }
-  return plan;
-}
+};
+
+Plan Repo::plan_promote(const PromoteOptions& opt) { return PromotePlanner(*this, opt).run(); }
 
 PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
   PromoteReport rep;

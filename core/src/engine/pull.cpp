@@ -1,6 +1,6 @@
-// core/src/engine/pull.cpp: `tether pull` (spec §4.8) reads the heads of the bookmark's
+// core/src/engine/pull.cpp: `tether pull` (docs/cli.md) reads the heads of the bookmark's
 // branches (on the trunk: every upstream branch) and commits what moved; `tether restore`
-// (§4.12) resets working branches onto the states an older revision recorded.
+// resets working branches onto the states an older revision recorded.
 #include <algorithm>
 #include <set>
 
@@ -71,11 +71,7 @@ PullResult Repo::pull(const std::optional<std::string>& bookmark, const std::opt
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const std::string& key = jobs[i].key;
     if (!heads[i].ok()) {
-      try {
-        std::rethrow_exception(heads[i].error);
-      } catch (const std::exception& e) {
-        errors.push_back(keyed_error(key, e));
-      }
+      errors.push_back(heads[i].keyed(key));
       continue;
     }
     const auto& m = manifests_.at(key);

@@ -1,4 +1,4 @@
-// core/src/engine/reclaim.cpp: `abandon`, `drop` and `forget-workspace` (spec §4.18-4.20):
+// core/src/engine/reclaim.cpp: `abandon`, `drop` and `forget-workspace` (docs/cli.md):
 // remove dataset commits, bookmarks and checkouts, then let gc release what only they held.
 #include <algorithm>
 #include <set>

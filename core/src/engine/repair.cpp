@@ -1,4 +1,4 @@
-// core/src/engine/repair.cpp: `tether repair` (spec §4.23, §6.7), a planned command. It
+// core/src/engine/repair.cpp: `tether repair` (docs/cli.md), a planned command. It
 // recreates what the manifests promise and the stores lost: a pin that went missing is cut
 // again at the recorded state (`repin`), a working branch of this checkout that disappeared
 // is forked again from the manifest (`refork`), a promote a kill interrupted is finished from
@@ -23,7 +23,8 @@ namespace tether::engine {
 
 namespace {
 
-// What an interrupted operation had done, from its progress records (§6.7).
+// What an interrupted operation had done, from its progress records
+// (docs/FORMAT.md#the-op-log).
 std::string incomplete_note(const OpEntry& e) {
   std::vector<std::string> done;
   for (const auto& p : e.progress) {
@@ -125,7 +126,7 @@ Plan Repo::plan_repair(const RepairOptions& opt) {
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const auto& [label, m] = targets[i];
     if (!reports[i].ok()) {
-      plan.notes.push_back(label + ": could not verify (" + message_of(reports[i].error) + ")");
+      plan.notes.push_back(label + ": could not verify (" + reports[i].message() + ")");
       continue;
     }
     const auto& rep = *reports[i].value;
@@ -205,7 +206,7 @@ RepairResult Repo::apply_repair(const Plan& plan) {
   for (std::size_t i = 0; i < repins.size(); ++i) {
     const PlanAction& a = *repins[i];
     if (!pinned[i].ok()) {
-      res.failed["repin " + a.target] = message_of(pinned[i].error);
+      res.failed["repin " + a.target] = pinned[i].message();
       continue;
     }
     const sdk::Pin& p = *pinned[i].value;

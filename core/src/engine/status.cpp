@@ -43,11 +43,7 @@ SnapshotResult Repo::fingerprint_keys(const std::vector<std::string>& keys, bool
       out.states[key] = *results[i].value;
       continue;
     }
-    try {
-      std::rethrow_exception(results[i].error);
-    } catch (const std::exception& e) {
-      out.errors[key] = keyed_error(key, e);
-    }
+    out.errors[key] = results[i].keyed(key);
   }
   return out;
 }

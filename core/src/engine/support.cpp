@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "engine/internal.hpp"
+#include "tether/engine/fanout.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/hash.hpp"
@@ -47,11 +48,7 @@ std::vector<std::string> strings_of(const Json& j, const char* key) {
   return out;
 }
 
-std::string keyed_error(const std::string& key, const std::exception& e) {
-  std::string msg = e.what();
-  std::string prefix = "[" + key + "] ";
-  return msg.rfind(prefix, 0) == 0 ? msg : prefix + msg;
-}
+std::string keyed_error(const std::string& key, const std::exception& e) { return with_key(key, e.what()); }
 
 std::string git_executable(const Json& secrets) {
   if (auto v = secrets.find("vcs"); v != secrets.end() && v->is_object())
@@ -361,17 +358,6 @@ void PinIndex::release(const std::set<std::string>& pin_ids) {
 }  // namespace tether::engine
 
 namespace tether::engine {
-
-std::string message_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const BackendError& e) {
-    return e.bare_message();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "unknown error";
-}
 
 void Repo::warn(const std::string& text) const {
   if (!warned_.insert(text).second) return;

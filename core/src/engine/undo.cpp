@@ -1,9 +1,9 @@
-// core/src/engine/undo.cpp: `tether undo` (spec §4.22, §6.5). Plans first, as every writing
-// command does (§4.0, §7.3): picks the entry to reverse, refuses what cannot be undone, and
-// lists what the handler will attempt; applying journals an `undo` entry, then runs the
-// handler for the entry's command. A handler says per part what it restored, what it skipped
-// and what cannot be reversed (a deleted pin, a moved base branch); it never guesses. The
-// handler table is at the bottom: a command absent from it cannot be undone.
+// core/src/engine/undo.cpp: `tether undo` (docs/cli.md). Plans first, as every writing command
+// does (docs/ARCHITECTURE.md#the-engine): picks the entry to reverse, refuses what cannot be
+// undone, and lists what the handler will attempt; applying journals an `undo` entry, then
+// runs the handler for the entry's command. A handler says per part what it restored, what it
+// skipped and what cannot be reversed (a deleted pin, a moved base branch); it never guesses.
+// The handler table is at the bottom: a command absent from it cannot be undone.
 #include <algorithm>
 #include <functional>
 #include <tuple>
@@ -676,7 +676,7 @@ struct Undoer {
 
 namespace {
 
-// The entry `undo [OP_ID]` reverses, refusing one it cannot (§6.5).
+// The entry `undo [OP_ID]` reverses, refusing one it cannot (docs/cli.md, `tether undo`).
 std::size_t pick_target(const std::vector<OpEntry>& entries, const std::optional<std::string>& op_id) {
   std::size_t at = entries.size();
   if (op_id) {

@@ -1,6 +1,6 @@
-// core/src/engine/verify.cpp: check that pins and recorded states still resolve (spec §4.14).
-// Identical (kind, identity, state, pin) records are verified once, concurrently; a history
-// walk reads each commit's manifests through the VCS's tree cache.
+// core/src/engine/verify.cpp: check that pins and recorded states still resolve (docs/cli.md,
+// `tether verify`). Identical (kind, identity, state, pin) records are verified once,
+// concurrently; a history walk reads each commit's manifests through the VCS's tree cache.
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -133,13 +133,7 @@ VerifyResult Repo::verify(const VerifyOptions& opt) {
       e.status = sdk::verify_status_name(r.value->status);
       e.message = r.value->message;
     } else {
-      try {
-        std::rethrow_exception(r.error);
-      } catch (const BackendError& err) {
-        e.message = err.bare_message();
-      } catch (const std::exception& err) {
-        e.message = err.what();
-      }
+      e.message = r.message();
     }
     out.entries.push_back(std::move(e));
   }

@@ -1,4 +1,5 @@
-// Tests of model/config: tether.toml reading, writing and the committed-config refusals (§2.2).
+// Tests of model/config: tether.toml reading, writing and the committed-config refusals
+// (docs/FORMAT.md#tethertoml).
 #include <doctest/doctest.h>
 
 #include "model/test_util.hpp"
@@ -34,7 +35,7 @@ TEST_CASE("defaults of a minimal tether.toml") {
   CHECK_FALSE(c.import_query);
 }
 
-TEST_CASE("a full tether.toml is read and written back in the table order of §2.2") {
+TEST_CASE("a full tether.toml is read and written back in the table order of docs/FORMAT.md") {
   const std::string text =
       "[tether]\nversion = 5\n\n[dataset]\nid = \"0a1b2c3d\"\n\n[snapshot]\nauto = true\n\n[verify]\non_status = true\n\n"
       "[new]\nfork = \"eager\"\n\n[defaults]\nfile = \"versioned\"\npin = \"record\"\n\n[vcs]\nprefer = \"git\"\n"

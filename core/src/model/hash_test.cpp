@@ -1,5 +1,5 @@
 // Tests of model/hash and model/names. The expected hex strings were computed independently
-// with Python 3.11's hashlib.blake2b and json.dumps, implementing spec §3.2-§3.7 directly:
+// with Python 3.11's hashlib.blake2b and json.dumps, implementing docs/FORMAT.md directly:
 //   cb = lambda x: json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
 //   def B(*parts, size):
 //       h = hashlib.blake2b(digest_size=size)
@@ -59,7 +59,7 @@ TEST_CASE("pin_dataset and pin_id_of_ref") {
   CHECK_FALSE(pin_id_of_ref("refs/tags/0a1b2c3d.deb4861eb388e5f6"));
 }
 
-TEST_CASE("bookmark slugs and working-ref names (spec §3.7 examples)") {
+TEST_CASE("bookmark slugs and working-ref names (the examples of docs/FORMAT.md)") {
   CHECK(bookmark_slug("relabel-v3") == "relabel-v3");
   CHECK(working_ref_name("0a1b2c3d", "relabel-v3") == "tether.ws.0a1b2c3d.relabel-v3");
   CHECK(bookmark_slug("feat/x") == "feat-x-cdd300");

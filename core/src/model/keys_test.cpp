@@ -1,4 +1,5 @@
-// Tests of model/keys: key validation (spec §2.3) and the key <-> path mapping.
+// Tests of model/keys: key validation (docs/FORMAT.md#object-keys-and-manifest-paths) and the
+// key <-> path mapping.
 #include <doctest/doctest.h>
 
 #include "tether/errors.hpp"

@@ -72,7 +72,7 @@ TEST_CASE("manifest hash vectors") {
   CHECK(manifest_hash({}) == "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8");
 }
 
-TEST_CASE("manifest TOML is written in the spec's field order and round-trips") {
+TEST_CASE("manifest TOML is written in the field order of docs/FORMAT.md and round-trips") {
   const auto m = zarr_manifest();
   const std::string text = manifest_to_toml(m);
   CHECK(text ==

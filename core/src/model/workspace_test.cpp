@@ -135,7 +135,7 @@ TEST_CASE("ensure_ignored") {
   // only_present with nothing present writes nothing.
   CHECK_FALSE(ensure_ignored(at, true));
   CHECK_FALSE(std::filesystem::exists(dir / ".gitignore"));
-  // The full form creates the file in the spec's order.
+  // The full form creates the file in docs/FORMAT.md's order.
   CHECK(ensure_ignored(at, false));
   CHECK(read_file(dir / ".gitignore") == "/workspace.toml\n/ops.jsonl\n/cache\n/lock\n/secrets.toml\n");
   CHECK_FALSE(ensure_ignored(at, false));

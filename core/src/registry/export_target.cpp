@@ -1,4 +1,5 @@
-// core/src/registry/export_target.cpp: where `tether export` may write (spec registry.md §3).
+// core/src/registry/export_target.cpp: where `tether export` may write
+// (docs/registry.md#export).
 //
 // An export replaces its target, so a mistyped or hostile PATH (`tether export tether.toml`)
 // would destroy whatever was there. Two rules: never inside the dataset's `.tether/` or over

@@ -1,7 +1,7 @@
-// core/src/registry/import_source.cpp: reading the rows of `tether import` (spec registry.md
-// §5.1) from PostgreSQL (libpq), SQLite, CSV and JSONL. Everything here only reads: a
-// read-only transaction and one prepared statement in PostgreSQL, a read-only connection with
-// query_only set in SQLite.
+// core/src/registry/import_source.cpp: reading the rows of `tether import`
+// (docs/registry.md#import) from PostgreSQL (libpq), SQLite, CSV and JSONL. Everything here
+// only reads: a read-only transaction and one prepared statement in PostgreSQL, a read-only
+// connection with query_only set in SQLite.
 #include "tether/registry/import_source.hpp"
 
 #include <sqlite3.h>

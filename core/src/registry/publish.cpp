@@ -1,5 +1,5 @@
-// core/src/registry/publish.cpp: a Bundle upserted into PostgreSQL through libpq (spec
-// registry.md §1.3, §4): the statement texts, the COPY text encoding and the one
+// core/src/registry/publish.cpp: a Bundle upserted into PostgreSQL through libpq
+// (docs/registry.md#publish): the statement texts, the COPY text encoding and the one
 // transaction that writes it all.
 //
 // Large tables travel by COPY (text format): the rows of new commits straight into their

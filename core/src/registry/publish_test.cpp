@@ -1,4 +1,4 @@
-// The PostgreSQL statement texts of publish (spec registry.md §6.1 case 6), the COPY text
+// The PostgreSQL statement texts of publish (docs/registry.md#publish), the COPY text
 // encoding (the DSN redaction is support/src/redact_test.cpp). The live behaviour is tests/cli/publish-postgres.sh.
 #include "tether/registry/publish.hpp"
 

@@ -1,4 +1,4 @@
-// core/src/registry/sqlite.cpp: the SQLite export (spec registry.md §3.1).
+// core/src/registry/sqlite.cpp: the SQLite export (docs/registry.md#export).
 //
 // A replacing export is built in a temporary file beside the target and renamed over it once
 // committed, so a crash or a bad row never leaves half an export where the last good one was.

@@ -1,5 +1,5 @@
-// core/src/registry/tables.cpp: the nine tables and two views of schema version 3 (spec
-// registry.md §1.2, §1.4), and the Bundle/Table containers every writer reads.
+// core/src/registry/tables.cpp: the nine tables and two views of schema version 3
+// (docs/registry.md#the-tables), and the Bundle/Table containers every writer reads.
 #include <stdexcept>
 
 #include "tether/registry/registry.hpp"

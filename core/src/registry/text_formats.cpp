@@ -1,4 +1,4 @@
-// core/src/registry/text_formats.cpp: the directory formats (spec registry.md §3.2):
+// core/src/registry/text_formats.cpp: the directory formats (docs/registry.md#export):
 // schema.json, CSV, JSONL, and the dispatch to the Parquet writer.
 #include <algorithm>
 #include <charconv>

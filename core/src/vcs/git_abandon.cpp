@@ -1,5 +1,5 @@
-// git_abandon.cpp: GitAdapter::abandon (spec §5.4), removing commits from the checked-out
-// history.
+// git_abandon.cpp: GitAdapter::abandon (docs/ARCHITECTURE.md#the-vcs), removing commits from
+// the checked-out history.
 //
 // The replay happens in-process instead of through `git rebase`, so a failure leaves no
 // rebase state, no half-moved branch and no touched file behind: every descendant of an

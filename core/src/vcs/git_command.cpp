@@ -25,7 +25,8 @@ std::string trim(std::string s) {
 }  // namespace
 
 std::optional<std::vector<int>> parse_git_version(const std::string& banner) {
-  // The first `N.N[.N]` in the banner (regex `(\d+)\.(\d+)(?:\.(\d+))?` of spec §5.1).
+  // The first `N.N[.N]` in the banner (regex `(\d+)\.(\d+)(?:\.(\d+))?`;
+  // docs/ARCHITECTURE.md#the-vcs).
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   for (std::size_t i = 0; i < banner.size(); ++i) {
     if (!digit(banner[i]) || (i > 0 && digit(banner[i - 1]))) continue;
@@ -74,7 +75,7 @@ void GitCommand::check_version() const {
   std::call_once(version_checked_, [this] {
     support::ProcessResult r = spawn({"--version"}, std::nullopt);
     auto version = parse_git_version(r.out);
-    if (!version) return;  // an unparsable banner passes (spec §5.1)
+    if (!version) return;  // an unparsable banner passes (docs/ARCHITECTURE.md#the-vcs)
     if (*version < std::vector<int>{2, 38, 0}) {
       std::string v = std::to_string((*version)[0]) + "." + std::to_string((*version)[1]) + "." +
                       std::to_string((*version)[2]);

@@ -1,10 +1,10 @@
 // vcs/git_command.hpp: runs the user's `git` executable for the writes tether makes.
 //
-// Every call gets the isolation of spec §5.1 (no colour, no signature display, unquoted
-// paths, all untracked files shown) and an environment without the repository-selecting
-// variables git lists in `rev-parse --local-env-vars`, so an outer GIT_DIR or GIT_INDEX_FILE
-// (a hook running tether, say) cannot point git at another repository. Hooks stay on: the
-// commit is the user's.
+// Every call gets the isolation of docs/ARCHITECTURE.md#the-vcs (no colour, no signature
+// display, unquoted paths, all untracked files shown) and an environment without the
+// repository-selecting variables git lists in `rev-parse --local-env-vars`, so an outer
+// GIT_DIR or GIT_INDEX_FILE (a hook running tether, say) cannot point git at another
+// repository. Hooks stay on: the commit is the user's.
 #pragma once
 
 #include <filesystem>

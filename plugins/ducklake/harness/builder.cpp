@@ -1,7 +1,7 @@
 // builder: spec-1.0 SQLite DuckLake catalogs written the way the extension writes them (see
-// builder.hpp). The DDL is spec §3.1's text mapped by the sqlite extension's rule (§3.3), so
-// the one source of truth is the spec's statement list; the fixture dumps confirm the result
-// (builder_test.cpp).
+// builder.hpp). The DDL is the extension's 1.0 statement list mapped by the sqlite
+// extension's rule (docs/backends.md#ducklake, "Test catalogs"), so the one source of truth
+// is that statement list (spec_ddl()); the fixture dumps confirm the result (builder_test.cpp).
 #include "builder.hpp"
 
 #include <sqlite3.h>
@@ -126,8 +126,9 @@ std::string upper(std::string s) {
 }
 
 // What a DuckDB column type becomes in the catalog: the DuckLake type name stored in
-// ducklake_column.column_type, and the SQLite type of its inlined-data column (§3.3: integers
-// and booleans BIGINT, FLOAT/DOUBLE as VARCHAR, BLOB as BLOB, the rest VARCHAR).
+// ducklake_column.column_type, and the SQLite type of its inlined-data column (the sqlite
+// extension's mapping: integers and booleans BIGINT, FLOAT/DOUBLE as VARCHAR, BLOB as BLOB,
+// the rest VARCHAR).
 struct TypeInfo {
   const char* ducklake;
   const char* inlined;
@@ -232,7 +233,7 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
 // ---- free functions --------------------------------------------------------------------------
 
 const std::vector<std::string>& spec_ddl() {
-  // spec/ducklake.md §3.1, verbatim.
+  // The extension's 1.0 DDL, statement for statement, in DuckDB type names.
   static const std::vector<std::string> ddl = {
       "CREATE TABLE ducklake_metadata(key VARCHAR NOT NULL, value VARCHAR NOT NULL, scope VARCHAR, scope_id BIGINT);",
       "CREATE TABLE ducklake_snapshot(snapshot_id BIGINT PRIMARY KEY, snapshot_time TIMESTAMPTZ, schema_version BIGINT, next_catalog_id BIGINT, next_file_id BIGINT);",

@@ -1,11 +1,11 @@
 // builder: writes spec-1.0 DuckLake catalogs in SQLite the way the ducklake extension does
-// (spec/ducklake.md §3.1 DDL mapped to SQLite as §3.3 says, the fresh-catalog rows of §4, the
-// write patterns of §5), for tests and the conformance harness. Every operation but expire
-// is one commit: one transaction appending one ducklake_snapshot row (with the counters
-// after the commit and DuckDB's timestamp text) and one ducklake_snapshot_changes row with
-// the extension's `changes_made` tokens. The builder keeps no state of its own between
-// operations: each reads the counters back from the catalog, so any process can continue a
-// catalog another one started.
+// (the 1.0 DDL mapped to SQLite as DuckDB's sqlite extension maps it, the rows of a fresh
+// catalog, the write patterns; docs/backends.md#ducklake, "Test catalogs"), for tests and the
+// conformance harness. Every operation but expire is one commit: one transaction appending one
+// ducklake_snapshot row (with the counters after the commit and DuckDB's timestamp text) and
+// one ducklake_snapshot_changes row with the extension's `changes_made` tokens. The builder
+// keeps no state of its own between operations: each reads the counters back from the catalog,
+// so any process can continue a catalog another one started.
 #pragma once
 
 #include <cstdint>
@@ -19,11 +19,11 @@ struct sqlite3;
 
 namespace tether::ducklake::harness {
 
-// The 28 CREATE TABLE statements of a 1.0 catalog as the extension issues them (§3.1, DuckDB
+// The 28 CREATE TABLE statements of a 1.0 catalog as the extension issues them (DuckDB
 // type names), in its order.
 const std::vector<std::string>& spec_ddl();
 
-// One statement of spec_ddl() as DuckDB's sqlite extension creates it (§3.3): BOOLEAN and
+// One statement of spec_ddl() as DuckDB's sqlite extension creates it: BOOLEAN and
 // integer types become BIGINT, UUID and TIMESTAMPTZ become VARCHAR, keyword column names are
 // double-quoted, constraints kept.
 std::string sqlite_ddl(const std::string& duckdb_ddl);
@@ -45,13 +45,13 @@ struct Column {
 struct BuilderOptions {
   std::string data_path;                 // `data_path` metadata; empty: `<catalog>.files/`
   std::string created_by = "DuckDB tether-catalog-builder";
-  int64_t inlining_limit = 10;           // 0: create no inlined-data tables (§5.3)
+  int64_t inlining_limit = 10;           // 0: create no inlined-data tables
   std::function<int64_t()> clock;        // commit times in µs; empty: the system clock
 };
 
 class CatalogBuilder {
  public:
-  // A new catalog file at `path` (which must not exist): the DDL and snapshot 0 (§4).
+  // A new catalog file at `path` (which must not exist): the DDL and snapshot 0.
   static CatalogBuilder create(const std::filesystem::path& path, BuilderOptions options = {});
   // A catalog this builder (or the extension) wrote, to continue it.
   static CatalogBuilder open(const std::filesystem::path& path, BuilderOptions options = {});
@@ -79,7 +79,7 @@ class CatalogBuilder {
   int64_t delete_inlined(int64_t table_id, int64_t n);
   // Ends the table and everything it owns. Token dropped_table.
   int64_t drop_table(int64_t table_id);
-  // ducklake_expire_snapshots(versions => ids) (§5.8): deletes those snapshots (never the
+  // ducklake_expire_snapshots(versions => ids): deletes those snapshots (never the
   // newest) and collects what no surviving snapshot can see. Commits no snapshot.
   void expire(const std::vector<int64_t>& ids);
 

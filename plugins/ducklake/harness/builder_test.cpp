@@ -1,5 +1,5 @@
-// The catalog builder on its own: timestamp text, the fresh catalog (§4), each operation's
-// snapshot row, counters and changes_made token (§5), and expiry (§5.8).
+// The catalog builder on its own: timestamp text, the fresh catalog, each operation's
+// snapshot row, counters and changes_made token, and expiry (docs/backends.md#ducklake).
 #include <doctest/doctest.h>
 
 #include "builder.hpp"
@@ -130,7 +130,7 @@ TEST_CASE("a table without inlining takes no inlined rows") {
   CHECK(b.insert_file(1, 3) == 2);
 }
 
-TEST_CASE("expire deletes snapshots and collects what no surviving snapshot sees (§5.8)") {
+TEST_CASE("expire deletes snapshots and collects what no surviving snapshot sees") {
   TempDir tmp;
   auto b = CatalogBuilder::create(tmp.path / "lake.sqlite", fixed_clock());
   fs::path db = b.path();

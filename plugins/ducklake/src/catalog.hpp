@@ -25,7 +25,8 @@ class Catalog {
   // Runs one SELECT; each `?` binds the next integer of `params`. Columns come back as text
   // (integers in decimal, Postgres booleans as t/f). Throws sdk::BackendError.
   virtual Rows query(std::string_view sql, const std::vector<int64_t>& params = {}) = 0;
-  // Probing (spec §7.1): the tables of the catalog's schema, and one table's columns.
+  // Probing (docs/backends.md#ducklake): the tables of the catalog's schema, and one table's
+  // columns.
   virtual std::vector<std::string> tables() = 0;
   virtual std::vector<std::string> columns(const std::string& table) = 0;
   // The catalog for messages, passwords removed (`ducklake:sqlite:/data/cat.db`).

@@ -1,5 +1,5 @@
-// changes: the `changes_made` column of ducklake_snapshot_changes (spec/ducklake.md §5.7), the
-// one-line summary each commit writes, parsed into tokens and translated to the keys the
+// changes: the `changes_made` column of ducklake_snapshot_changes (docs/backends.md#ducklake),
+// the one-line summary each commit writes, parsed into tokens and translated to the keys the
 // extension's ducklake_snapshots() shows. Tokens of every spec version are known; an unknown
 // token is kept under its own name rather than failing.
 #pragma once

@@ -1,5 +1,5 @@
 // diff: what changed between two snapshots of a DuckLake catalog, per table, from the
-// metadata alone (spec/ducklake.md §7.4): the change tokens of the snapshots in between,
+// metadata alone (docs/backends.md#ducklake): the change tokens of the snapshots in between,
 // worded as the reference words them, with row counts (row_counts.hpp) where they are exact.
 #pragma once
 

@@ -1,4 +1,4 @@
-// ducklake_backend: the `ducklake` backend (spec/ducklake.md; reference-spec §1.12): a DuckLake
+// ducklake_backend: the `ducklake` backend (docs/backends.md#ducklake): a DuckLake
 // lakehouse as an Addressable object, read straight from its metadata catalog (SQLite or
 // Postgres, no DuckDB). State {snapshot_id, snapshot_time_us}; snapshots are catalog-wide, so
 // a locator's `table` only scopes the handle. No pins or forks: DuckLake has no tags, and a

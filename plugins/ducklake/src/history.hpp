@@ -1,5 +1,5 @@
 // history: snapshots newest first with their time and a one-line summary of their changes
-// (spec/ducklake.md §7.3), worded as the reference backend words them.
+// (docs/backends.md#ducklake), worded as the reference backend words them.
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
-// lake: a DuckLake catalog read through a Catalog: probing its layout (spec §7.1), checking
-// its spec version (§2.2), its snapshots (§7.2) with their parsed changes, and the names of
+// lake: a DuckLake catalog read through a Catalog (docs/backends.md#ducklake): probing its
+// layout, checking its spec version, its snapshots with their parsed changes, and the names of
 // tables, schemas and views by id. History, diff and verify are built on this.
 #pragma once
 

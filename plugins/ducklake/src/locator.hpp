@@ -1,4 +1,4 @@
-// locator: what a `ducklake` locator names (spec/ducklake.md §2, §7.5, §8.2) and the strings
+// locator: what a `ducklake` locator names (docs/backends.md#ducklake) and the strings
 // made from it: the normalised metadata, its catalog flavour, the identity, the password-free
 // form for messages, and the ATTACH statement (with its alias) a DuckDB user runs.
 #pragma once

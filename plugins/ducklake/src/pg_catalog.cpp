@@ -1,5 +1,5 @@
 // The Postgres catalog through libpq: the session in UTC with ISO dates (so timestamptz
-// prints as DuckDB prints it, spec §6), the catalog schema first on the search path when the
+// prints as DuckDB prints it), the catalog schema first on the search path when the
 // locator names one, and every read in one REPEATABLE READ READ ONLY transaction. Messages
 // name the catalog without its password and never quote the conninfo.
 #include <libpq-fe.h>

@@ -1,5 +1,5 @@
 // row_counts: rows inserted into and deleted from a table between two snapshots, from the
-// catalog's metadata alone (spec/ducklake.md §7.4): data files, delete files (cumulative
+// catalog's metadata alone (docs/backends.md#ducklake): data files, delete files (cumulative
 // before 0.4, partial since), whole-file deletes, inlined rows and inlined deletions, with
 // compactions told apart by the change tokens. Where a file holds rows of several snapshots
 // and straddles an end of the range, the split is only in the Parquet file: ambiguous.

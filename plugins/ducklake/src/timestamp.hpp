@@ -1,6 +1,6 @@
-// timestamp: DuckLake snapshot times as text (spec/ducklake.md §6). SQLite catalogs hold the
-// text DuckDB prints for a TIMESTAMPTZ in the writer's session time zone; Postgres prints the
-// same shape once the session is in UTC with DateStyle ISO. One parser serves both.
+// timestamp: DuckLake snapshot times as text (docs/backends.md#ducklake). SQLite catalogs hold
+// the text DuckDB prints for a TIMESTAMPTZ in the writer's session time zone; Postgres prints
+// the same shape once the session is in UTC with DateStyle ISO. One parser serves both.
 #pragma once
 
 #include <cstdint>

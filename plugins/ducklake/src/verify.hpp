@@ -1,4 +1,4 @@
-// verify: is a recorded state still addressable (spec/ducklake.md §7.6)? A snapshot stays
+// verify: is a recorded state still addressable (docs/backends.md#ducklake)? A snapshot stays
 // addressable exactly while its ducklake_snapshot row exists with the recorded time; `deep`
 // also checks that the data files visible at it are still there, when the data path is a
 // local directory that exists (the reference's deep check reads no data files at all).

@@ -1,4 +1,4 @@
-// changes_made (spec/ducklake.md §5.7): the tokens of every spec version, quoted names with
+// changes_made (docs/backends.md#ducklake): the tokens of every spec version, quoted names with
 // commas, dots, colons and escaped quotes, unknown tokens kept.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
-// Locators, identity, redaction, the alias and the ATTACH statement (spec/ducklake.md §2,
-// §7.5, §8.2, §8.6); the expected strings are the reference backend's.
+// Locators, identity, redaction, the alias and the ATTACH statement
+// (docs/backends.md#ducklake); the expected strings are the reference backend's.
 #include <doctest/doctest.h>
 
 #include "lake.hpp"

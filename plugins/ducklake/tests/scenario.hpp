@@ -1,6 +1,7 @@
-// The synthetic fixture's expected results (fixtures/ducklake/README §3: the reference's diff
-// scenario), asserted through the plugin for any catalog holding it: a SQLite file or a
-// Postgres schema. `exec` runs SQL against that catalog, to expire and rewrite snapshots.
+// The synthetic fixture's expected results (the reference backend's diff scenario; the
+// fixtures come from the `ducklake_fixtures` build option), asserted through the plugin for
+// any catalog holding it: a SQLite file or a Postgres schema. `exec` runs SQL against that
+// catalog, to expire and rewrite snapshots.
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-// Snapshot times as SQLite and Postgres catalogs hold them (spec/ducklake.md §6).
+// Snapshot times as SQLite and Postgres catalogs hold them (docs/backends.md#ducklake).
 #include <doctest/doctest.h>
 
 #include "timestamp.hpp"
@@ -6,7 +6,7 @@
 using tether::ducklake::iso_utc_seconds;
 using tether::ducklake::parse_timestamp_us;
 
-TEST_CASE("the spec's vectors: one instant in three session time zones") {
+TEST_CASE("one instant in three session time zones") {
   CHECK(parse_timestamp_us("2026-05-04 08:00:02.702055+00") == 1777881602702055);
   CHECK(parse_timestamp_us("2026-05-04 13:30:02.702055+05:30") == 1777881602702055);
   CHECK(parse_timestamp_us("2026-05-04 04:00:02.702055-04") == 1777881602702055);

@@ -1,4 +1,4 @@
-// file_backend: the `file` backend (spec backends §1): local files and directories as
+// file_backend: the `file` backend (docs/backends.md#file): local files and directories as
 // content-hash states, listings and diffs of directory states, verify by re-fingerprinting,
 // and CREATE for a local directory with its `.tether-owner` marker. Object-store URLs are
 // refused for now. Every operation may run on several threads at once.

@@ -1,4 +1,4 @@
-// hash_cache: the stat -> sha256 cache, `<cache_dir>/file-hashes.json` (spec backends §1.5),
+// hash_cache: the stat -> sha256 cache, `<cache_dir>/file-hashes.json` (docs/backends.md#file),
 // so an unchanged tree is only stat'ed. One instance serves every object of the backend
 // and every thread: lookups and records happen under one lock; only the hashing of misses
 // runs outside it, in parallel.

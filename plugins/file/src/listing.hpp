@@ -1,6 +1,6 @@
-// listing: the rows of a directory state, their JSON Lines form (spec §2.4) and the diff of
-// two states (spec backends §1.7): added/removed/modified files from two stored listings,
-// a summary entry when one is missing, one modified entry for single files.
+// listing: the rows of a directory state, their JSON Lines form (docs/FORMAT.md#listings) and
+// the diff of two states (docs/backends.md#file): added/removed/modified files from two stored
+// listings, a summary entry when one is missing, one modified entry for single files.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// target: what a file locator names (spec backends §1.3). `uri` (or its alias `path`) is a
+// target: what a file locator names (docs/backends.md#file). `uri` (or its alias `path`) is a
 // bare local path, a file:// URI, or an object-store URL; local paths are resolved the way
 // the reference's local_path does (absolute: symlinks followed, `.`/`..`, double and trailing
 // slashes removed; relative: normalised lexically).
@@ -23,7 +23,7 @@ struct Target {
 Target parse_target(const sdk::Locator& locator);
 
 // parse_target, then refuses a remote URL (this build reads local paths only). `op`, when
-// given, selects the store-lifecycle wording of spec §1.9.
+// given, selects the wording of the store-lifecycle (CREATE) messages.
 Target local_target(const sdk::Locator& locator, const char* op = nullptr);
 
 // The message every refusal of an object-store URL carries.
@@ -33,7 +33,7 @@ std::string remote_unsupported_message(const Target& t);
 // normalised lexically), lexical normalisation for a relative one; no trailing slash.
 std::string resolve_local_path(const std::string& path);
 
-// Throws the spec's BackendError when the locator carries a non-empty `at`.
+// Throws the reference backend's BackendError when the locator carries a non-empty `at`.
 void refuse_at(const sdk::Locator& locator);
 
 }  // namespace tether::file

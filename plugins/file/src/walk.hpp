@@ -1,4 +1,4 @@
-// walk: one directory tree as rows to fingerprint (spec backends §1.4, "Directory walk").
+// walk: one directory tree as rows to fingerprint (docs/backends.md#file).
 // Real directories are descended; regular files and symlinks to regular files are stat'ed
 // through the link; every other symlink (to a directory, dangling, to a special file) is
 // recorded by its target; other special files are skipped; the owner marker at the root is

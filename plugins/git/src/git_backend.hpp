@@ -1,4 +1,4 @@
-// git_backend: the `git` backend (spec backends §2): another git repository tracked as a
+// git_backend: the `git` backend (docs/backends.md#git): another git repository tracked as a
 // Forkable object. Its state is the commit a ref sits at (`sha`, with the volatile `dirty`
 // for the checkout), a pin is the lightweight tag `tether.<pin_id>`, a fork is a branch, and
 // promote fast-forwards or merge makes a real three-way merge commit.

@@ -56,19 +56,29 @@ struct Wd {
 
 // Whether no parent of `path` is a symlink: a symlinked directory would send reads, writes
 // and removals outside the working tree.
-bool under_real_dirs(const std::string& root, const std::string& path) {
+// Calls visit(dir) for each parent directory of `path` below `root`, outermost first
+// ("<root>a", "<root>a/b", ...), until visit returns false.
+template <class Visit>
+void each_parent(const std::string& root, const std::string& path, Visit&& visit) {
   std::string at = root;
   std::size_t start = 0;
   for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', start)) {
-    at += path.substr(start, slash - start);
+    at.append(path, start, slash - start);
     start = slash + 1;
-    struct stat st;
-    if (lstat(at.c_str(), &st) != 0) return true;  // missing from here down: created as directories
-    if (S_ISLNK(st.st_mode)) return false;
-    if (!S_ISDIR(st.st_mode)) return true;  // a file: nothing below it (it goes before a write)
+    if (!visit(at)) return;
     at += '/';
   }
-  return true;
+}
+
+bool under_real_dirs(const std::string& root, const std::string& path) {
+  bool real = true;
+  each_parent(root, path, [&](const std::string& at) {
+    struct stat st;
+    if (lstat(at.c_str(), &st) != 0) return false;  // missing from here down: created as directories
+    if (S_ISLNK(st.st_mode)) real = false;
+    return real && S_ISDIR(st.st_mode);  // a file: nothing below it (it goes before a write)
+  });
+  return real;
 }
 
 Wd wd_at(git_repository* repo, const std::string& root, const std::string& path) {
@@ -154,11 +164,7 @@ std::string tmp_name(const std::string& full) {
 // Refuses to write through a symlinked directory: every parent of `path` must be a real
 // directory inside the working tree (created when missing).
 void make_parents(const std::string& root, const std::string& path) {
-  std::string at = root;
-  std::size_t start = 0;
-  for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', start)) {
-    at += path.substr(start, slash - start);
-    start = slash + 1;
+  each_parent(root, path, [&](const std::string& at) {
     struct stat st;
     if (lstat(at.c_str(), &st) == 0) {
       if (!S_ISDIR(st.st_mode))
@@ -166,8 +172,8 @@ void make_parents(const std::string& root, const std::string& path) {
     } else if (errno != ENOENT || (mkdir(at.c_str(), 0777) != 0 && errno != EEXIST)) {
       throw Git2Error(GIT_ERROR, "cannot create " + at + ": " + errno_text());
     }
-    at += '/';
-  }
+    return true;
+  });
 }
 
 void remove_empty_parents(const std::string& root, std::string path) {

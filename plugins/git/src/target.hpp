@@ -1,4 +1,4 @@
-// target: what a git locator names (spec backends §2.3), checked before anything is opened.
+// target: what a git locator names (docs/backends.md#git), checked before anything is opened.
 // `path` (or the positional `uri`; `path` wins) is a local repository, absolute after `add`;
 // `ref` (alias `branch`, from `add --branch`) the base ref, `at` a commit-ish to read
 // instead, `remote` a remote configured in that repository, `allow_dirty` lets a dirty

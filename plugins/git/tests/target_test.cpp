@@ -1,4 +1,4 @@
-// Locator parsing of the git backend (spec backends §2.3), without a repository.
+// Locator parsing of the git backend (docs/backends.md#git), without a repository.
 #include <doctest/doctest.h>
 
 #include "target.hpp"

@@ -1,7 +1,7 @@
 // diff: what changed between two snapshots of one repository, the way Icechunk's own
-// Repository.diff computes it (spec/icechunk.md §9.6): from the transaction logs of the
+// Repository.diff computes it (docs/backends.md#icechunk): from the transaction logs of the
 // snapshots between them, translated to paths through the nodes of both ends. Metadata only:
-// no chunk is read. And the deep existence check of a snapshot (§9.8).
+// no chunk is read. And the existence check of a snapshot.
 #pragma once
 
 #include <cstdint>

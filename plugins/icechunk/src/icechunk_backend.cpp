@@ -228,7 +228,7 @@ sdk::VerifyReport IcechunkBackend::verify(sdk::Call&, const sdk::VerifyRequest& 
   Repository repo = open_repo(t);
   std::string note;
   if (r.pin) {
-    // Through the newest live generation of the pin (spec §1.5).
+    // Through the newest live generation of the pin (docs/FORMAT.md#pin-ids-and-pin-refs).
     auto live = pin_tag(repo, "tether." + r.pin->id);
     if (!live) return {sdk::VerifyStatus::Missing, r.pin->ref + " not found in " + t.uri};
     if (live->second != id) return {sdk::VerifyStatus::Drifted, live->first + " -> " + live->second + ", expected " + id};

@@ -1,4 +1,4 @@
-// icechunk_backend: the `icechunk` backend (spec/icechunk.md; reference-spec §1.12): a local
+// icechunk_backend: the `icechunk` backend (docs/backends.md#icechunk): a local
 // Icechunk repository as a Forkable object, read and written natively (no Icechunk library
 // exists for C or C++). State `snapshot_id`; a pin is the tag `tether.<pin_id>` (generation
 // `tether.<pin_id>.2`, `.3`, ... when an earlier one was deleted, since Icechunk never

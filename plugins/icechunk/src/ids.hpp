@@ -1,7 +1,7 @@
-// ids: Icechunk's object ids in Crockford base32 (spec/icechunk.md §3). Snapshot, manifest
-// and chunk ids are 12 bytes (20 symbols), node ids 8 bytes (13 symbols): the bytes as one
-// big-endian bit string, zero-padded to a multiple of 5 bits, one symbol per 5 bits, upper
-// case, no padding symbols and no check symbol.
+// ids: Icechunk's object ids in Crockford base32 (docs/backends.md#icechunk). Snapshot,
+// manifest and chunk ids are 12 bytes (20 symbols), node ids 8 bytes (13 symbols): the bytes
+// as one big-endian bit string, zero-padded to a multiple of 5 bits, one symbol per 5 bits,
+// upper case, no padding symbols and no check symbol.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// metadata_file: Icechunk's binary metadata files (spec/icechunk.md §4): a 39-byte header
+// metadata_file: Icechunk's binary metadata files (docs/backends.md#icechunk): a 39-byte header
 // (magic, implementation name, spec version, file type, compression) and a zstd-compressed
 // flatbuffer. Reading checks every header field and caps the decompressed size, since the
 // files come from a repository anyone may have written.

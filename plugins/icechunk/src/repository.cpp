@@ -18,7 +18,7 @@ std::string id12(const fb::ObjectId12* id) { return id ? encode_id(id->bytes()->
 std::string id8(const fb::ObjectId8* id) { return id ? encode_id(id->bytes()->data(), 8) : std::string(); }
 std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
-// The verifier limits of Icechunk's own reader (spec §4).
+// The verifier limits of Icechunk's own reader.
 template <class Table>
 const Table* verified_root(const MetadataFile& f, const std::string& what, uint32_t depth, uint32_t tables) {
   flatbuffers::Verifier v(f.payload.data(), f.payload.size(), depth, tables);

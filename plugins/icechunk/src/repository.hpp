@@ -1,5 +1,5 @@
 // repository: reading a local Icechunk repository in either on-disk format
-// (spec/icechunk.md §1-§9): spec 1 keeps one `refs/<branch|tag>.<name>/ref.json` per ref
+// (docs/backends.md#icechunk): spec 1 keeps one `refs/<branch|tag>.<name>/ref.json` per ref
 // and a parent id in every snapshot file; spec 2 keeps refs, the snapshot list with parents
 // and an operations log in the single binary `repo` file. Migrated repositories mix the
 // two (a spec-2 `repo` over spec-1 snapshot files), so every file is decoded by its own

@@ -1,5 +1,5 @@
 // writer: the ref changes tether makes in a local Icechunk repository, done the way Icechunk
-// does them (spec/icechunk.md §7-§10), and the creation of an empty repository (§9.7).
+// does them, and the creation of an empty repository (docs/backends.md#icechunk).
 //
 // Spec 1: one small JSON file per ref. Creating a ref is create-if-absent (a temp file
 // hard-linked to `ref.json`); moving it rewrites it by rename; deleting a tag leaves

@@ -1,4 +1,4 @@
-// Crockford base32 ids (spec/icechunk.md §3).
+// Crockford base32 ids (docs/backends.md#icechunk).
 #include <doctest/doctest.h>
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The 39-byte header and the zstd body (spec/icechunk.md §4): what is refused.
+// The 39-byte header and the zstd body (docs/backends.md#icechunk): what is refused.
 #include <doctest/doctest.h>
 
 #include <zstd.h>

@@ -210,7 +210,7 @@ TEST_CASE("a repository tether creates opens in real Icechunk, which commits to 
 // Spec 1 keeps each ref in its own file: every commit and every tag survives, asserted.
 // Spec 2 keeps all refs in the one `repo` file. tether rewrites it only while it is still
 // the version tether read (checked right before the rename, else it starts over), but real
-// Icechunk rewrites it on a local disk with no lock and no such check (spec/icechunk.md §10),
+// Icechunk rewrites it on a local disk with no lock and no such check,
 // so either side's change can be dropped by the other's rewrite. That case is measured and
 // printed, not asserted; docs/backends.md says to keep one writer at a time on spec-2
 // repositories on a local disk.

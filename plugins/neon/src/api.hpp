@@ -1,4 +1,4 @@
-// api: the Neon HTTP API v2 endpoints the backend uses (spec backends §3.5), for one project
+// api: the Neon HTTP API v2 endpoints the backend uses (docs/backends.md#neon), for one project
 // during one protocol call. The branch listing is cached for the call and dropped by every
 // write, so a fingerprint lists branches once and a re-list after a write sees the write.
 #pragma once

@@ -1,4 +1,4 @@
-// http: the Neon API client (spec backends §3.3-§3.4) on libcurl. Every call carries the
+// http: the Neon API client (docs/backends.md#neon) on libcurl. Every call carries the
 // bearer key, asks for JSON, times out after 30 s and retries 423/429/5xx answers on the
 // RetryPolicy schedule. A non-2xx answer becomes BackendError
 // `Neon API <METHOD> <path>: <status> <message>`; 401/403 name the key's variable.

@@ -1,4 +1,4 @@
-// model: the pure parts of the `neon` backend (spec backends §3): the locator and its
+// model: the pure parts of the `neon` backend (docs/backends.md#neon): the locator and its
 // identity, the state's fields, retry decisions for the HTTP API, password redaction in
 // connection URIs and sibling branch names. No I/O here, so all of it is unit-tested.
 #pragma once

@@ -1,4 +1,4 @@
-// neon_backend: the `neon` backend (spec backends §3), experimental. A tracked object is a
+// neon_backend: the `neon` backend (docs/backends.md#neon), experimental. A tracked object is a
 // database of a Neon project read on a branch; its state is the newest committed xid there
 // (plus the volatile LSN it was read at), a pin is the child branch `tether.<pin_id>` at that
 // LSN, a fork is a child branch (an existing one is reset with Neon's branch restore).

@@ -1,5 +1,5 @@
 // pg: the two SQL reads the `neon` backend makes on a branch's compute through libpq
-// (spec backends §3.6-§3.7): the fingerprint probe and the count of sessions writing.
+// (docs/backends.md#neon): the fingerprint probe and the count of sessions writing.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // The Neon API client over a scripted transport: retries, error messages, the key, GET
-// parameters, DELETE's 404, and pagination of the branch listing (spec backends §3.4-§3.5).
+// parameters, DELETE's 404, and pagination of the branch listing (docs/backends.md#neon).
 #include <doctest/doctest.h>
 
 #include <cstdlib>

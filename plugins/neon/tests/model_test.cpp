@@ -1,5 +1,5 @@
-// The pure parts of the neon backend (spec backends §3): locator, identity, state, lineage,
-// sibling names, blockers, retry decisions and password redaction.
+// The pure parts of the neon backend (docs/backends.md#neon): locator, identity, state,
+// lineage, sibling names, blockers, retry decisions and password redaction.
 #include <doctest/doctest.h>
 
 #include "model.hpp"

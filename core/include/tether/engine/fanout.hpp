@@ -9,18 +9,45 @@
 #include <exception>
 #include <functional>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include "tether/errors.hpp"
 
 namespace tether::engine {
 
 inline constexpr std::size_t kMaxFanout = 16;
 
+// `[key] text`, unless the text starts with that prefix already (a BackendError's does).
+inline std::string with_key(const std::string& key, const std::string& text) {
+  std::string prefix = "[" + key + "] ";
+  return text.rfind(prefix, 0) == 0 ? text : prefix + text;
+}
+
+// One item's result: its value, or the exception it raised and that exception's texts (read
+// once, where it was caught, so a caller never rethrows just to learn what it says).
 template <class R>
 struct Outcome {
   std::optional<R> value;
   std::exception_ptr error;
   bool ok() const { return !error; }
+  // what() as raised (a BackendError's starts with `[key] `) and the message without that
+  // prefix; "unknown error" for an exception that is not a std::exception.
+  const std::string& what() const { return what_; }
+  const std::string& message() const { return message_; }
+  // The error as a user reads it about object `key`: `[key] message`.
+  std::string keyed(const std::string& key) const { return with_key(key, what_); }
+
+  // Records the exception being handled (called in a catch block) and its texts.
+  void fail(std::string what, std::string message) {
+    error = std::current_exception();
+    what_ = std::move(what);
+    message_ = std::move(message);
+  }
+
+ private:
+  std::string what_, message_;
 };
 
 // fn(i) is called once for every i in [0, n). `on_done(done, n)` (optional) reports progress
@@ -35,8 +62,12 @@ std::vector<Outcome<R>> fan_out(std::size_t n, const std::function<R(std::size_t
     for (std::size_t i; (i = next.fetch_add(1)) < n;) {
       try {
         out[i].value.emplace(fn(i));
+      } catch (const BackendError& e) {
+        out[i].fail(e.what(), e.bare_message());
+      } catch (const std::exception& e) {
+        out[i].fail(e.what(), e.what());
       } catch (...) {
-        out[i].error = std::current_exception();
+        out[i].fail("unknown error", "unknown error");
       }
       std::size_t d = done.fetch_add(1) + 1;
       if (on_done) on_done(d, n);

@@ -1,6 +1,6 @@
 // tether/engine/ops.hpp: the results of the commands that read and act on the operation log
-// (spec §4.21-4.23, §6): `ops` lists it, `undo` reverses one entry, `repair` recreates what
-// the manifests promise and the stores lost. Repo (repo.hpp) returns these.
+// (docs/cli.md; docs/FORMAT.md#the-op-log): `ops` lists it, `undo` reverses one entry,
+// `repair` recreates what the manifests promise and the stores lost. Repo returns these.
 #pragma once
 
 #include <map>
@@ -17,14 +17,14 @@ namespace tether::engine {
 // One line of `tether ops`.
 struct OpsEntry {
   std::string id, at, command;
-  std::string summary;  // spec §6.4
+  std::string summary;  // the `tether ops` line (ops.cpp)
   bool incomplete = false;
-  bool vcs_commit_gone = false;  // a commit/pull whose VCS commit left history (§6.6)
+  bool vcs_commit_gone = false;  // a commit/pull whose VCS commit left history (docs/cli.md, `ops`)
   std::optional<std::string> undone_by, parent;
   nlohmann::json entry;  // the entry as the log tells it (id, at, command, plan, result, pre, ...)
 };
 
-// A commit tether made that is no longer in VCS history (§6.6).
+// A commit tether made that is no longer in VCS history (docs/cli.md, `tether ops`).
 struct VcsDrift {
   std::string op, commit;
   std::map<std::string, bool> referenced;  // key -> the working tree's manifest still names its pin

@@ -1,9 +1,10 @@
 // tether/engine/plan.hpp: the plan every store-writing command builds before it writes
-// (spec §4.0, §3.11, §7.3). A plan is a list of actions (what each object gets), notes (what
-// was decided without a write) and preconditions (what the plan reviewed: manifest hash,
-// branch heads, the workspace). `--dry-run` prints it, `--plan FILE` saves it (format 3 JSON
-// with a digest binding everything), `--from-plan FILE` loads it and the command applies it
-// only after every precondition still holds against the live systems.
+// (docs/FORMAT.md#saved-plans, docs/ARCHITECTURE.md#the-engine). A plan is a list of actions
+// (what each object gets), notes (what was decided without a write) and preconditions (what
+// the plan reviewed: manifest hash, branch heads, the workspace). `--dry-run` prints it,
+// `--plan FILE` saves it (format 3 JSON with a digest binding everything), `--from-plan FILE`
+// loads it and the command applies it only after every precondition still holds against the
+// live systems.
 #pragma once
 
 #include <filesystem>
@@ -43,7 +44,8 @@ struct Plan {
   // Actions that write (not trunk, keep-*, defer-fork, refuse, reuse, adopt, hold, share).
   std::size_t writes() const;
   static bool is_write(const std::string& op);
-  // sha256 over the sorted, ASCII-escaped JSON of everything but the digest (§3.11).
+  // sha256 over the sorted, ASCII-escaped JSON of everything but the digest
+  // (docs/FORMAT.md#the-digest).
   std::string digest() const;
   Json to_json() const;  // with "format" and "digest"
   bool has_precondition(const std::string& kind) const;
@@ -57,7 +59,7 @@ Plan read_plan_file(const std::filesystem::path& path, const std::string& expect
                     const std::vector<std::string>& required);
 void write_plan_file(const std::filesystem::path& path, const Plan& plan);
 
-// The preconditions each command's saved plan must carry (§7.3).
+// The preconditions each command's saved plan must carry (docs/FORMAT.md#preconditions).
 const std::vector<std::string>& required_preconditions(const std::string& command);
 
 }  // namespace tether::engine

@@ -100,7 +100,7 @@ struct SnapshotResult {
 struct CommitOptions {
   std::string message;
   bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
-  bool force = false;  // skip check_quiescence (spec §4.9 step 2)
+  bool force = false;  // skip check_quiescence (docs/cli.md, `tether commit`)
   std::optional<Plan> saved;  // --from-plan: apply this plan (its preconditions re-checked)
   ProgressFn progress;
 };
@@ -210,7 +210,7 @@ struct RestoreResult {
   std::map<std::string, std::string> working_refs;
 };
 
-// ---- reclaiming storage (spec §4.17-4.20) ----
+// ---- reclaiming storage (docs/cli.md: gc, abandon, drop, forget-workspace) ----
 
 struct GcOptions {
   bool dry_run = true;  // gc and drop plan only unless told --no-dry-run
@@ -232,7 +232,7 @@ struct GcReport {
   std::vector<std::string> deleted_listings;
   std::map<std::string, std::string> failed;  // what -> why: the part that did not happen
   bool wrote_anything() const;
-  Json to_json() const;  // spec §4.17's JSON fields (+ "failed" when any)
+  Json to_json() const;  // docs/cli.md's gc JSON fields (+ "failed" when any)
 };
 
 struct AbandonOptions {
@@ -281,7 +281,7 @@ struct ForgetWorkspaceResult {
   std::map<std::string, std::string> failed;
 };
 
-// ---- registries and SQL (experimental; spec registry.md) ----
+// ---- registries and SQL (experimental; docs/registry.md) ----
 
 struct ExportOptions {
   std::vector<std::string> revs;  // --rev; empty = every reachable commit (or HEAD without all_history)
@@ -291,7 +291,8 @@ struct ExportOptions {
   ProgressFn progress;
 };
 
-// `tether import` (registry.md §5): the rows of a source become add / update / remove actions.
+// `tether import` (docs/registry.md#import): the rows of a source become add / update / remove
+// actions.
 struct ImportOptions {
   std::string source;  // PostgreSQL DSN, SQLite file, .csv, .jsonl (registry/import_source.hpp)
   // --table / --query; with neither, a SQL source uses secrets.toml's [import] query.
@@ -339,7 +340,7 @@ class Repo {
   VerifyResult verify(const VerifyOptions& options);
   std::vector<sdk::HistoryEntry> log(const std::string& key, const std::optional<std::string>& ref, int limit);
 
-  // Branching (spec §4.8, §4.10-4.13).
+  // Branching (docs/cli.md: pull, new, open, restore, promote).
   NewResult new_workspace(const NewOptions& options);
   // with_password: the backend may show a secret in `display` (`tether open --with-password`).
   OpenResult open_object(const std::string& key, const std::optional<std::string>& rev, std::optional<bool> writable,
@@ -348,28 +349,29 @@ class Repo {
   PullResult pull(const std::optional<std::string>& bookmark, const std::optional<std::string>& message,
                   const ProgressFn& progress = {});
   RestoreResult restore(const RestoreOptions& options);
-  // Reclaiming storage (spec §4.17-4.20).
+  // Reclaiming storage (docs/cli.md: gc, abandon, drop, forget-workspace).
   GcReport gc(const GcOptions& options);
   AbandonResult abandon(const AbandonOptions& options);
   DropResult drop(const DropOptions& options);
   ForgetWorkspaceResult forget_workspace(const ForgetWorkspaceOptions& options);
 
-  // The registry tables of the exported commits (registry.md §2): one history walk, each
-  // distinct manifest text parsed and hashed once.
+  // The registry tables of the exported commits (docs/registry.md#the-tables): one history
+  // walk, each distinct manifest text parsed and hashed once.
   registry::Bundle export_bundle(const ExportOptions& options);
   // Registers, updates and (with sync) unregisters objects as a source lists them; never
   // contacts a store and never records a state (only `commit` does).
   ImportResult import_objects(const ImportOptions& options);
 
-  // Keys whose working branch was forked from a state the manifests no longer record (§1.9).
+  // Keys whose working branch was forked from a state the manifests no longer record
+  // (docs/concepts.md, stale working copies).
   std::vector<std::string> stale_keys() const;
-  // Where the VCS disagrees with the workspace's bookmark (§7.4): one warning each.
+  // Where the VCS disagrees with the workspace's bookmark (docs/concepts.md): one warning each.
   std::vector<std::string> bookmark_drift();
   const model::Workspace& workspace() const { return *workspace_; }
   // Saving a plan binds it to this checkout: the workspace id must be on disk.
   void require_persisted_workspace();
 
-  // The operation log (spec §6; ops.cpp, undo.cpp, repair.cpp).
+  // The operation log (docs/FORMAT.md#the-op-log; ops.cpp, undo.cpp, repair.cpp).
   std::vector<OpsEntry> ops(std::size_t limit);  // newest first; 0 = all
   std::vector<VcsDrift> vcs_drift() const;
   UndoResult undo(const UndoOptions& options);
@@ -385,7 +387,8 @@ class Repo {
   bool on_trunk_bookmark() const;  // the workspace is on the trunk bookmark (not on none)
   Json vcs_position() const;
   // The source a committed state is read or forked from: the pin when it still resolves
-  // (verified), else the recorded state where the backend is ADDRESSABLE (§1.5).
+  // (verified), else the recorded state where the backend is ADDRESSABLE (docs/concepts.md,
+  // tiers).
   sdk::Source checked_source(const model::ObjectManifest& m);
   void check_preconditions(const Plan& plan);
   // ---- saved plans (plan_vet.cpp) ----
@@ -407,8 +410,10 @@ class Repo {
   // Other live checkouts of this repository: workspace id -> bookmark ("" for none).
   std::map<std::string, std::string> other_workspaces() const;
   std::string materialize_fork(const std::string& key);
+  struct NewPlanner;  // branching.cpp: planning `new` stage by stage
   Plan plan_new(const NewOptions& options);
   NewResult apply_new(const Plan& plan);
+  struct PromotePlanner;  // promote.cpp: planning stage by stage
   Plan plan_promote(const PromoteOptions& options);
   // The plan to apply for a saved promote plan: planned again from its options, and refused
   // when it would move anything the saved one did not show.
@@ -420,8 +425,10 @@ class Repo {
   Plan plan_commit(const CommitOptions& options, const std::optional<std::map<std::string, Json>>& fetched,
                    std::vector<std::string>& unchanged);
   CommitResult apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress);
-  // gc internals (gc.cpp); GcScope is defined there.
+  // gc internals (gc.cpp); GcScope is defined in internal.hpp, GcPlanner (planning stage by
+  // stage) in gc.cpp.
   struct GcScope;
+  struct GcPlanner;
   Plan plan_gc(const GcOptions& options, const GcScope& scope);
   GcReport apply_gc(const Plan& plan, const std::optional<std::string>& parent);
   // "<kind>|<ref namespace>": the store a manifest's pins and branches live in ("" if unknown).
@@ -452,7 +459,8 @@ class Repo {
   // malformed lines are skipped with one warning (support.cpp).
   std::vector<OpEntry> read_ops(const std::optional<std::filesystem::path>& checkout = std::nullopt) const;
   void warn(const std::string& text) const;
-  // `tether-pinned.jsonl` in the VCS shared dir: the pins this clone created (§2.9).
+  // `tether-pinned.jsonl` in the VCS shared dir: the pins this clone created
+  // (docs/FORMAT.md#the-pinned-index).
   std::filesystem::path pinned_index_path() const;
   // `.tether` and `.tether/objects`: every file there is opened through model/checkout.hpp,
   // never through a symlink.

@@ -1,5 +1,5 @@
-// tether/model/config.hpp: `tether.toml`, the committed repository configuration (spec §2.2),
-// and the committed-config safety checks.
+// tether/model/config.hpp: `tether.toml`, the committed repository configuration
+// (docs/FORMAT.md#tethertoml), and the committed-config safety checks.
 #pragma once
 
 #include <filesystem>
@@ -43,7 +43,7 @@ struct RepoConfig {
 RepoConfig parse_repo_config(std::string_view text, const std::string& source = "tether.toml");
 RepoConfig read_repo_config(const CheckoutPath& path);
 
-// The TOML text in the table order of §2.2; unset optionals dropped.
+// The TOML text in the table order of docs/FORMAT.md#tethertoml; unset optionals dropped.
 std::string repo_config_to_toml(const RepoConfig& config);
 void write_repo_config(const CheckoutPath& path, const RepoConfig& config);
 
@@ -52,7 +52,7 @@ std::string missing_dataset_id_message();
 
 // Refuse keys of a committed [backends.<kind>] table outside the backend's allowlists: a key
 // must be in safe_config_keys; a table value's sub-keys must be in safe_option_keys[key] (a
-// table without an allowlist refuses every sub-key). Throws ConfigError with the §2.2 message
+// table without an allowlist refuses every sub-key). Throws ConfigError with one message
 // listing every refused key in table order.
 void check_committed_backend_config(std::string_view kind, const nlohmann::json& table,
                                     const std::vector<std::string>& safe_config_keys,

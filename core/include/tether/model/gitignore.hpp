@@ -1,5 +1,5 @@
 // tether/model/gitignore.hpp: `.tether/.gitignore`, which keeps the per-checkout files out of
-// the VCS (spec §2.10).
+// the VCS (docs/FORMAT.md#tethergitignore-and-what-is-committed).
 #pragma once
 
 #include <array>

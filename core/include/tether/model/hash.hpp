@@ -1,4 +1,5 @@
-// tether/model/hash.hpp: framed BLAKE2b (spec §3.2) and the random ids (§3.6).
+// tether/model/hash.hpp: framed BLAKE2b and the random ids (docs/FORMAT.md: "Framed BLAKE2b",
+// "Ids").
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
 // tether/model/json.hpp: bounded JSON parsing, the `--json` CLI output (pretty_json, Python's
 // json.dumps(indent=2)) and the Python-style renderings that appear in messages. The other
-// dump, canonical JSON (the byte-exact input of every hash), is support::canonical_json.
+// dump, canonical JSON (the byte-exact input of every hash, docs/FORMAT.md#canonical-json), is
+// support::canonical_json.
 #pragma once
 
 #include <cstddef>
@@ -55,8 +56,9 @@ std::string py_str(const Json& value);
 // Number of code points in a UTF-8 string (an invalid byte counts as one).
 std::size_t utf8_length(std::string_view text);
 
-// spec §3.13: "?" for null/empty, else `k=<str(v) cut at 16 code points, then U+2026>` joined by
-// spaces. Keys come in the Json's sorted order (nlohmann::json does not keep TOML file order).
+// docs/FORMAT.md#python-renderings-in-output: "?" for null/empty, else `k=<str(v) cut at 16
+// code points, then U+2026>` joined by spaces. Keys come in the Json's sorted order
+// (nlohmann::json does not keep TOML file order).
 std::string short_state(const Json& state);
 
 }  // namespace tether::model

@@ -1,4 +1,5 @@
-// tether/model/keys.hpp: object keys and where their manifests live (spec §2.3).
+// tether/model/keys.hpp: object keys and where their manifests live
+// (docs/FORMAT.md#object-keys-and-manifest-paths).
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,5 @@
-// tether/model/manifest.hpp: object manifests, `.tether/objects/<key>.toml` (spec §2.3), and
-// the manifest hash that identifies a dataset tree (§3.5).
+// tether/model/manifest.hpp: object manifests, `.tether/objects/<key>.toml`, and the manifest
+// hash that identifies a dataset tree (docs/FORMAT.md#object-manifests, #manifest-hash).
 #pragma once
 
 #include <filesystem>
@@ -55,7 +55,8 @@ struct ObjectManifest {
 ObjectManifest parse_manifest(std::string_view text, const std::string& source,
                               const std::optional<std::string>& expected_key = std::nullopt);
 
-// The TOML text, fields in the order of §2.3; nulls dropped; empty locator kept as `[locator]`.
+// The TOML text, fields in the order of docs/FORMAT.md#object-manifests; nulls dropped; empty
+// locator kept as `[locator]`.
 std::string manifest_to_toml(const ObjectManifest& m);
 
 // `objects` (a checkout's `.tether/objects`) / `<key>.toml`; the key is validated.

@@ -1,5 +1,6 @@
-// tether/model/names.hpp: names tether gives things in stores: pin ids and refs (spec §3.3),
-// listing names (§3.4), working-ref names and bookmark slugs (§3.7), the owner marker (§3.8).
+// tether/model/names.hpp: names tether gives things in stores: pin ids and refs, listing names,
+// working-ref names and bookmark slugs, the owner marker (docs/FORMAT.md#pin-ids-and-pin-refs,
+// #listings, #store-branch-names).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // tether/model/secrets.hpp: `.tether/secrets.toml`, the untracked per-checkout file that may
-// hold credentials (spec §2.7). Values are never put into messages.
+// hold credentials (docs/FORMAT.md#secretstoml). Values are never put into messages.
 #pragma once
 
 #include <filesystem>

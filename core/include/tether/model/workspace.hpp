@@ -1,4 +1,5 @@
-// tether/model/workspace.hpp: `.tether/workspace.toml`, the per-checkout state (spec §2.5).
+// tether/model/workspace.hpp: `.tether/workspace.toml`, the per-checkout state
+// (docs/FORMAT.md#workspacetoml).
 #pragma once
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// tether/registry/import_source.hpp: the rows `tether import` reads (spec registry.md §5.1).
+// tether/registry/import_source.hpp: the rows `tether import` reads (docs/registry.md#import).
 // Experimental, like the rest of the registry layer.
 //
 // A source is one of:
@@ -9,7 +9,7 @@
 //   - any other existing file: a SQLite database, opened read-only, one statement.
 // A SQL source needs exactly one of `table` (runs `SELECT * FROM table`) or `query`.
 //
-// Errors are ConfigError with the spec's texts (`import source not found: <source>`, `give
+// Errors are ConfigError with fixed texts (`import source not found: <source>`, `give
 // exactly one of --table or --query for a SQL source`, `invalid table name: 'T'`, `the import
 // query failed: <why>`); a PostgreSQL connection failure names host and port, never the DSN
 // or its password.

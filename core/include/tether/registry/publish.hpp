@@ -1,5 +1,5 @@
 // tether/registry/publish.hpp: `tether publish`, a Bundle upserted into a PostgreSQL schema
-// through libpq (spec registry.md §1.3, §4). Experimental, like the rest of the registry layer.
+// through libpq (docs/registry.md#publish). Experimental, like the rest of the registry layer.
 //
 // Contract: one transaction. Commit-keyed tables (commits, commit_parents, objects) skip the
 // commits the schema already holds (their rows are immutable facts and never deleted);

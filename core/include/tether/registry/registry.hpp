@@ -1,6 +1,6 @@
-// tether/registry/registry.hpp: the registry layer's tables (spec registry.md §1, schema
-// version 3) and the Bundle that export, publish and the writers share. Experimental: the
-// schema may change before 0.2 (every command prints a note saying so).
+// tether/registry/registry.hpp: the registry layer's tables (docs/registry.md#the-tables,
+// schema version 3) and the Bundle that export, publish and the writers share. Experimental:
+// the schema may change before 0.2 (every command prints a note saying so).
 //
 // One table-definition table drives every output (SQLite, PostgreSQL, CSV, JSONL, Parquet,
 // schema.json), so they cannot drift apart. A Bundle holds every table's rows as flat arrays
@@ -24,11 +24,11 @@ namespace tether::registry {
 
 inline constexpr int kSchemaVersion = 3;
 
-// Logical column types (spec registry.md §1.1).
+// Logical column types (docs/registry.md#the-tables, "Types").
 enum class Type { Text, Int, Bool, Json, Timestamp };
 const char* type_name(Type t);  // "text" | "int" | "bool" | "json" | "timestamp"
 
-// How export/publish treat a table's existing rows (§1.2 "table groups").
+// How export/publish treat a table's existing rows (docs/registry.md#export, #publish).
 enum class Group {
   CommitKeyed,  // commits, commit_parents, objects: immutable per commit; publish skips known commits
   Replaced,     // refs, workspace, tether_meta: describe now; emptied and rewritten
@@ -132,16 +132,17 @@ class Bundle {
 
 // ---- writers (one per format; all driven by tables()) ----
 
-// SQLite (§3.1). Without `append` an existing file is replaced (parent directories made);
-// with it, rows are upserted (INSERT OR REPLACE) and the Replaced tables rewritten. One
-// transaction. Throws ConfigError/TetherError naming the path on failure.
+// SQLite (docs/registry.md#export). Without `append` an existing file is replaced (parent
+// directories made); with it, rows are upserted (INSERT OR REPLACE) and the Replaced tables
+// rewritten. One transaction. Throws ConfigError/TetherError naming the path on failure.
 void write_sqlite(const Bundle& bundle, const std::filesystem::path& path, bool append);
 std::string sqlite_ddl();  // CREATE TABLE / CREATE VIEW IF NOT EXISTS, one statement per line
 
-// Export targets (§3): refuses (ConfigError) a `path` that resolves, symlinks and `..`
-// followed, to `dataset_root`'s tether.toml or into its .tether/, whatever `force` says; and,
-// unless `force`, an existing target that is not recognisably a tether export of format `fmt`
-// (is_tether_export; an empty file or directory has nothing to lose and is accepted).
+// Export targets (docs/registry.md#export): refuses (ConfigError) a `path` that resolves,
+// symlinks and `..` followed, to `dataset_root`'s tether.toml or into its .tether/, whatever
+// `force` says; and, unless `force`, an existing target that is not recognisably a tether
+// export of format `fmt` (is_tether_export; an empty file or directory has nothing to lose and
+// is accepted).
 void check_export_target(const std::filesystem::path& path, const std::string& fmt, bool force,
                          const std::filesystem::path& dataset_root);
 // A tether export: for "sqlite" a SQLite file with a `tether_meta` table holding
@@ -149,9 +150,9 @@ void check_export_target(const std::filesystem::path& path, const std::string& f
 // `schema_version` and a `tables` object describing `tether_meta`).
 bool is_tether_export(const std::filesystem::path& path, const std::string& fmt);
 
-// Directory formats (§3.2): `schema.json` plus `<table>.<fmt>` for all nine tables.
-// fmt: "csv" | "jsonl" | "parquet" (anything else: ConfigError `unknown export format 'x'`).
-// Returns the number of files written (10).
+// Directory formats (docs/registry.md#export): `schema.json` plus `<table>.<fmt>` for all nine
+// tables. fmt: "csv" | "jsonl" | "parquet" (anything else: ConfigError `unknown export format
+// 'x'`). Returns the number of files written (10).
 std::size_t write_dir(const Bundle& bundle, const std::filesystem::path& dir, const std::string& fmt);
 std::string schema_json();  // the pretty-printed schema.json text
 void write_csv(const Table& table, const std::filesystem::path& path);

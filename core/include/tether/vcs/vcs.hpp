@@ -1,9 +1,10 @@
-// tether/vcs/vcs.hpp: what the engine needs from the version-control system (spec §5).
+// tether/vcs/vcs.hpp: what the engine needs from the version-control system
+// (docs/ARCHITECTURE.md#the-vcs).
 //
 // The engine depends on VcsAdapter only; detect_vcs() picks the implementation (git today).
 // Paths handed to and returned by an adapter are relative to the VCS root (root()), use '/'
 // as separator and never start with '/'. "" means the root itself. Revisions are opaque
-// strings in the VCS's own syntax (spec §5.3); commit ids are full lowercase hex.
+// strings in the VCS's own syntax; commit ids are full lowercase hex.
 //
 // Every method is safe to call from several threads; the adapter serialises what needs it.
 // Failures are VcsError (tether/errors.hpp) with a message naming the thing that failed.
@@ -88,7 +89,8 @@ class VcsAdapter {
   virtual std::vector<CommitInfo> history(const HistoryQuery& query) const = 0;
   // Full ids of every commit reachable from any ref or worktree HEAD (`rev-list --all`).
   virtual std::vector<std::string> all_commit_ids() const = 0;
-  // Spec §3.10: sha256 of the sorted `all_commit_ids()` joined by "\n", first 16 hex digits.
+  // docs/FORMAT.md#history-digest: sha256 of the sorted `all_commit_ids()` joined by "\n",
+  // first 16 hex digits.
   virtual std::string history_digest() const = 0;
   // Whether `ancestor` is `descendant` or one of its ancestors (both revisions).
   virtual bool is_ancestor(const std::string& ancestor, const std::string& descendant) const = 0;
@@ -107,7 +109,7 @@ class VcsAdapter {
   // Creates branch `name` at HEAD and checks it out (init on a detached HEAD).
   virtual void create_branch_and_switch(const std::string& name) = 0;
 
-  // ---- bookmarks and checkouts (spec §5.2, §5.3) ----
+  // ---- bookmarks and checkouts (docs/concepts.md, bookmarks) ----
   // A bookmark is a local branch whose name does not start with `tether/` (those are the
   // parking branches switch_to() makes). Bookmark -> commit id.
   virtual std::map<std::string, std::string> bookmarks() const = 0;
@@ -132,7 +134,7 @@ class VcsAdapter {
   // every linked worktree whose directory exists), absolute, this one included.
   virtual std::vector<std::filesystem::path> workspace_roots() const = 0;
 
-  // ---- history surgery (spec §5.2, §5.4; gc, abandon, drop, undo) ----
+  // ---- history surgery (gc, abandon, drop, undo) ----
   // Those of `commits` still reachable from some ref or worktree HEAD (`rev-list --all`).
   virtual std::set<std::string> alive_commits(const std::vector<std::string>& commits) const = 0;
   // Undoes `commit` when it is the checked-out commit: the branch moves to its first parent
@@ -140,14 +142,14 @@ class VcsAdapter {
   // unborn). Returns false, changing nothing, when HEAD is not `commit`. A root commit on a
   // detached HEAD (no branch to leave unborn) is VcsError.
   virtual bool uncommit(const std::string& commit) = 0;
-  // Removes commits from the checked-out history (spec §5.4). Each must be an ancestor of
-  // HEAD and not a root; the tree must be clean under the paths git tracks. Descendants are
-  // replayed onto the abandoned commits' parents; under `keep_dir` every replayed commit
-  // holds exactly what it held before (manifests are snapshots, not patches); a conflict
-  // outside `keep_dir` aborts and changes nothing. The checked-out branch (or detached HEAD)
-  // moves to the rewritten head; every other local branch pointing at a rewritten commit
-  // follows it (refused when such a branch is checked out in another worktree). VcsError
-  // with the reason otherwise.
+  // Removes commits from the checked-out history (docs/ARCHITECTURE.md#the-vcs). Each must be
+  // an ancestor of HEAD and not a root; the tree must be clean under the paths git tracks.
+  // Descendants are replayed onto the abandoned commits' parents; under `keep_dir` every
+  // replayed commit holds exactly what it held before (manifests are snapshots, not patches);
+  // a conflict outside `keep_dir` aborts and changes nothing. The checked-out branch (or
+  // detached HEAD) moves to the rewritten head; every other local branch pointing at a
+  // rewritten commit follows it (refused when such a branch is checked out in another
+  // worktree). VcsError with the reason otherwise.
   virtual AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) = 0;
   // Commits reachable from bookmark `name` and from no other ref under refs/ (nor any other
   // worktree's HEAD), oldest first (`git rev-list --reverse B ^<other refs>`).

@@ -1,8 +1,8 @@
 // tether/support/canonical_json.hpp: the canonical JSON of tether's format, byte for byte
 // Python's json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":")). It is the
-// input of every hash (pin ids, listing names, the dataset hash: spec §3.1) and the default
-// branch scope of a backend, so one byte changed here changes every id; the known ids of
-// core/src/model/hash_test.cpp guard it. nlohmann is only forward-declared here.
+// input of every hash (pin ids, listing names, the dataset hash: docs/FORMAT.md#canonical-json)
+// and the default branch scope of a backend, so one byte changed here changes every id; the
+// known ids of core/src/model/hash_test.cpp guard it. nlohmann is only forward-declared here.
 #pragma once
 
 #include <string>
