@@ -12,7 +12,7 @@
 #include "tether/errors.hpp"
 #include "tether/host/call.hpp"
 #include "tether/model/json.hpp"
-#include "tether/model/redact.hpp"
+#include "tether/support/redact.hpp"
 
 namespace tether::cli {
 namespace {
@@ -35,7 +35,7 @@ std::string paint(int fd, const char* code, const std::string& s) {
 // error, an import source, an op-log summary), and a token must not reach a terminal or a log.
 void out(const std::string& line) {
   std::lock_guard lock(g_io);
-  std::cout << model::redact_secrets(line) << '\n';
+  std::cout << support::redact_secrets(line) << '\n';
 }
 
 void out_unredacted(const std::string& line) {
@@ -51,25 +51,25 @@ void print_json(const nlohmann::json& value) {
 void note(const std::string& text) {
   std::lock_guard lock(g_io);
   std::cout.flush();
-  std::cerr << paint(2, "33", "note: " + model::redact_secrets(text)) << '\n';
+  std::cerr << paint(2, "33", "note: " + support::redact_secrets(text)) << '\n';
 }
 
 void warning(const std::string& text) {
   std::lock_guard lock(g_io);
   std::cout.flush();
-  std::cerr << paint(2, "33", "warning: " + model::redact_secrets(text)) << '\n';
+  std::cerr << paint(2, "33", "warning: " + support::redact_secrets(text)) << '\n';
 }
 
 void error_line(const std::string& text) {
   std::lock_guard lock(g_io);
   std::cout.flush();
-  std::cerr << paint(2, "31", "error: " + model::redact_secrets(text)) << '\n';
+  std::cerr << paint(2, "31", "error: " + support::redact_secrets(text)) << '\n';
 }
 
 void err(const std::string& line) {
   std::lock_guard lock(g_io);
   std::cout.flush();
-  std::cerr << model::redact_secrets(line) << '\n';
+  std::cerr << support::redact_secrets(line) << '\n';
 }
 
 std::string green(const std::string& s) { return paint(1, "32", s); }
@@ -87,7 +87,7 @@ int guarded(const std::function<int()>& command) {
     return rc;
   } catch (const DatasetNotFound& e) {
     std::cout.flush();
-    std::cerr << paint(2, "31", model::redact_secrets(e.what())) << '\n';
+    std::cerr << paint(2, "31", support::redact_secrets(e.what())) << '\n';
   } catch (const std::exception& e) {
     error_line(e.what());
   }

@@ -14,7 +14,7 @@ namespace tether::cli {
 // Runs a command, turning errors into messages and exit codes.
 int guarded(const std::function<int()>& command);
 
-// Every function here prints through model::redact_secrets (print_json: every string).
+// Every function here prints through support::redact_secrets (print_json: every string).
 void out(const std::string& line);                  // stdout line
 void out_unredacted(const std::string& line);       // stdout line as it is: only what the user asked to see
 void print_json(const nlohmann::json& value);        // indent 2, ASCII-only, like the reference

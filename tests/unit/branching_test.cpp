@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "testing/temp_dir.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/names.hpp"
 #include "tether/model/workspace.hpp"
-#include "tether/vcs/process.hpp"
+#include "tether/support/process.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -26,14 +26,14 @@ namespace {
 
 void git(const fs::path& dir, std::vector<std::string> args) {
   args.insert(args.begin(), {"git", "-C", dir.string()});
-  auto r = tether::vcs::run_process(args);
-  if (!r.ok()) throw std::runtime_error(tether::vcs::join_argv(args) + ": " + r.err);
+  auto r = tether::support::run_process(args);
+  if (!r.ok()) throw std::runtime_error(tether::support::join_argv(args) + ": " + r.err);
 }
 
 std::string git_out(const fs::path& dir, std::vector<std::string> args) {
   args.insert(args.begin(), {"git", "-C", dir.string()});
-  auto r = tether::vcs::run_process(args);
-  if (!r.ok()) throw std::runtime_error(tether::vcs::join_argv(args) + ": " + r.err);
+  auto r = tether::support::run_process(args);
+  if (!r.ok()) throw std::runtime_error(tether::support::join_argv(args) + ": " + r.err);
   while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
   return r.out;
 }

@@ -24,6 +24,7 @@
 #include "tether/model/names.hpp"
 #include "tether/model/workspace.hpp"
 #include "tether/registry/registry.hpp"
+#include "tether/support/canonical_json.hpp"
 #include "tether/vcs/vcs.hpp"
 
 namespace tether::engine {
@@ -92,7 +93,7 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
   std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;  // by_text's keys point into them
 
   auto identity = [&](const model::ObjectManifest& m) -> const std::optional<Json>& {
-    std::string sig = model::canonical_json(Json::array({m.kind, m.locator}));
+    std::string sig = support::canonical_json(Json::array({m.kind, m.locator}));
     auto it = identity_of.find(sig);
     if (it != identity_of.end()) return it->second;
     std::optional<Json> id;
@@ -108,13 +109,13 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
     auto oc = std::make_shared<ObjectCells>();
     oc->key = m.key;
     oc->kind = m.kind;
-    oc->hash_part = model::canonical_json(Json::array({m.key, m.canonical()}));
+    oc->hash_part = support::canonical_json(Json::array({m.key, m.canonical()}));
     const auto& id = identity(m);
     Cell uri = Cell::null();
     if (auto u = m.locator.find("uri"); u != m.locator.end() && u->is_string()) uri = b.text(u->get<std::string>());
     Cell id_json = Cell::null(), id_hash = Cell::null();
     if (id) {
-      std::string cj = model::canonical_json(*id);
+      std::string cj = support::canonical_json(*id);
       oc->identity_hash = model::framed_blake2b({cj}, 16);
       id_json = b.text(cj);
       id_hash = b.text(oc->identity_hash);
@@ -131,8 +132,8 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
           content = *m.state;
         }
       }
-      oc->state_hash = model::framed_blake2b({model::canonical_json(content)}, 16);
-      state_json = b.text(model::canonical_json(*m.state));
+      oc->state_hash = model::framed_blake2b({support::canonical_json(content)}, 16);
+      state_json = b.text(support::canonical_json(*m.state));
       state_hash = b.text(oc->state_hash);
     }
     Cell pin_id = m.pin ? b.text(m.pin->id) : Cell::null();
@@ -143,7 +144,7 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
     oc->cells = {b.text(m.key),
                  b.text(m.kind),
                  uri,
-                 b.text(model::canonical_json(m.locator)),
+                 b.text(support::canonical_json(m.locator)),
                  id_json,
                  id_hash,
                  b.text(m.policy.file),
@@ -317,7 +318,7 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
     for (const auto& [k, v] : ws.last_snapshot) keys.insert(k);
     auto json_cell = [&](const std::map<std::string, Json>& m, const std::string& k) {
       auto it = m.find(k);
-      return it == m.end() ? Cell::null() : b.text(model::canonical_json(it->second));
+      return it == m.end() ? Cell::null() : b.text(support::canonical_json(it->second));
     };
     auto& t = b["workspace"];
     for (const auto& k : keys) {

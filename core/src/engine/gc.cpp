@@ -24,6 +24,7 @@
 #include "tether/model/json.hpp"
 #include "tether/model/names.hpp"
 #include "tether/model/workspace.hpp"
+#include "tether/support/canonical_json.hpp"
 #include "tether/vcs/vcs.hpp"
 
 namespace fs = std::filesystem;
@@ -150,7 +151,7 @@ struct Repo::GcPlanner {
   }
 
   static std::string signature(const model::ObjectManifest& m) {
-    return model::canonical_json(Json::array({m.kind, m.locator}));
+    return support::canonical_json(Json::array({m.kind, m.locator}));
   }
 
   // ---- references ----
@@ -185,7 +186,7 @@ struct Repo::GcPlanner {
     if (!m.state) return;
     auto& b = repo.backend(m.kind);
     const Json content_state = b.content_state(*m.state);
-    const std::string content = model::canonical_json(content_state);
+    const std::string content = support::canonical_json(content_state);
     if (m.pin) {
       grp.pins.insert(m.pin->id);
       grp.pinned_states.insert(content);
@@ -551,7 +552,7 @@ struct Repo::GcPlanner {
       v.reason = std::string("cannot read head: ") + e.what();
       return v;
     }
-    const std::string content = model::canonical_json(b.content_state(v.head));
+    const std::string content = support::canonical_json(b.content_state(v.head));
     if (g.pinned_states.count(content)) {
       v.safe = "head is pinned";
     } else if (scope.dropped_states.count(c.group->first + "\n" + content)) {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/internal.hpp"
-#include "testing/temp_dir.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 using namespace tether::engine;
 using tether::testing::TempDir;

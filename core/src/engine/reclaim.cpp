@@ -11,6 +11,7 @@
 #include "tether/model/fsutil.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/workspace.hpp"
+#include "tether/support/canonical_json.hpp"
 #include "tether/vcs/vcs.hpp"
 
 namespace fs = std::filesystem;
@@ -35,7 +36,7 @@ std::set<std::string> Repo::dropped_states(const std::vector<std::string>& commi
     for (const auto& [k, m] : manifests_at(c))
       if (m.state)
         if (auto g = store_group(m); !g.empty())
-          out.insert(g + "\n" + model::canonical_json(backend(m.kind).content_state(*m.state)));
+          out.insert(g + "\n" + support::canonical_json(backend(m.kind).content_state(*m.state)));
   return out;
 }
 

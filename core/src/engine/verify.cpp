@@ -12,6 +12,7 @@
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"
 #include "tether/model/json.hpp"
+#include "tether/support/canonical_json.hpp"
 #include "tether/vcs/vcs.hpp"
 
 namespace tether::engine {
@@ -93,7 +94,7 @@ VerifyResult Repo::verify(const VerifyOptions& opt) {
       continue;
     }
     Json pin = m->pin ? Json{{"id", m->pin->id}, {"ref", m->pin->ref}} : Json(nullptr);
-    std::string sig = model::canonical_json(Json::array({m->kind, m->locator, *m->state, pin}));
+    std::string sig = support::canonical_json(Json::array({m->kind, m->locator, *m->state, pin}));
     auto [it, inserted] = by_record.emplace(sig, jobs.size());
     if (inserted) jobs.push_back(m);
     target_job[i] = it->second;
@@ -108,7 +109,7 @@ VerifyResult Repo::verify(const VerifyOptions& opt) {
     std::string sig;
     try {
       Json pin = m->pin ? Json{{"id", m->pin->id}, {"ref", m->pin->ref}} : Json(nullptr);
-      sig = model::canonical_json(Json::array({m->kind, backend(m->kind).identity(m->locator, m->key), *m->state, pin}));
+      sig = support::canonical_json(Json::array({m->kind, backend(m->kind).identity(m->locator, m->key), *m->state, pin}));
     } catch (const std::exception&) {
       sig = "job:" + std::to_string(j);  // verified (and fails) on its own
     }

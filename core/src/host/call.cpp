@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "tether/host/ops.hpp"
-#include "tether/model/redact.hpp"
+#include "tether/support/redact.hpp"
 
 namespace tether::host {
 namespace {
@@ -105,16 +105,16 @@ void svc_fail(tether_call* call, tether_status status, const char* message, cons
   s->fail_status = status == TETHER_OK ? TETHER_E_BACKEND : status;
   // Plugins quote URLs and DSNs in their errors; the host hides their credentials once for
   // all of them, before the message reaches the engine, the op log or the terminal.
-  s->result.message = model::redact_secrets(message ? message : "");
+  s->result.message = support::redact_secrets(message ? message : "");
   for (char& c : s->result.message)
     if (c == '\n' || c == '\r') c = ' ';
-  s->result.details = model::redact_secrets(details_json ? details_json : "");
+  s->result.details = support::redact_secrets(details_json ? details_json : "");
 } catch (...) {
 }
 
 void svc_log(tether_call* call, int level, const char* message) noexcept try {
   CallState* s = state_of(call);
-  log_line(s ? s->kind : std::string_view("plugin"), level, model::redact_secrets(message ? message : ""));
+  log_line(s ? s->kind : std::string_view("plugin"), level, support::redact_secrets(message ? message : ""));
 } catch (...) {
 }
 

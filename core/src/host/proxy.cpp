@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "tether/sdk/json_limits.hpp"
+#include "tether/support/canonical_json.hpp"
 
 namespace tether::host {
 
@@ -22,12 +23,6 @@ std::optional<Json> parse_message(std::string_view text, std::string* why = null
   return j;
 }
 }  // namespace
-
-std::string canonical_json(const Json& value) {
-  // nlohmann objects are std::map-ordered (bytewise = code point order for UTF-8) and the
-  // compact dump uses "," and ":"; ensure_ascii off keeps UTF-8 as is.
-  return value.dump(-1, ' ', false, Json::error_handler_t::strict);
-}
 
 BackendProxy::BackendProxy(std::shared_ptr<Plugin> plugin) : plugin_(std::move(plugin)) {}
 
@@ -169,13 +164,13 @@ std::string BackendProxy::base_branch(const sdk::Locator& locator, std::string_v
 }
 
 std::string BackendProxy::branch_scope(const sdk::Locator& locator, std::string_view key) const {
-  if (!plugin_->has(Op::BranchScope)) return canonical_json(identity(locator, key));
+  if (!plugin_->has(Op::BranchScope)) return support::canonical_json(identity(locator, key));
   Json reply = call(Op::BranchScope, Json(sdk::LocatorRequest{locator}), key);
   return parse<std::string>(Op::BranchScope, field(Op::BranchScope, reply, "scope", key), key);
 }
 
 std::string BackendProxy::ref_namespace(const sdk::Locator& locator, std::string_view key) const {
-  if (!plugin_->has(Op::RefNamespace)) return canonical_json(identity(locator, key));
+  if (!plugin_->has(Op::RefNamespace)) return support::canonical_json(identity(locator, key));
   Json reply = call(Op::RefNamespace, Json(sdk::LocatorRequest{locator}), key);
   return parse<std::string>(Op::RefNamespace, field(Op::RefNamespace, reply, "namespace", key), key);
 }

@@ -165,11 +165,6 @@ TEST_CASE("NULL helper slots get the documented defaults") {
                        "[good] pin tether.old is gone", tether::BackendError);
 }
 
-TEST_CASE("canonical JSON: sorted keys, compact, UTF-8 kept") {
-  CHECK(canonical_json(Json::parse(R"({"b": [1, 2.5, null], "a": "ü", "c": {"y": true, "x": "\u0001"}})")) ==
-        "{\"a\":\"ü\",\"b\":[1,2.5,null],\"c\":{\"x\":\"\\u0001\",\"y\":true}}");
-}
-
 TEST_CASE("protocol breaches are normalised and logged") {
   LogCapture log;
   auto b = load("misbehave");

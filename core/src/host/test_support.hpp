@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "testing/temp_dir.hpp"
 #include "tether/host/discovery.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 namespace tether::host::test {
 

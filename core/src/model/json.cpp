@@ -1,117 +1,18 @@
-// model/json.cpp: canonical and pretty JSON writers, Python float repr, repr()/str() renderings.
+// model/json.cpp: the pretty JSON writer (on support's escaper and scalar writer), repr()/str()
+// renderings, bounded parsing.
 #include "tether/model/json.hpp"
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <vector>
 
-#include "model/utf8.hpp"
 #include "tether/errors.hpp"
-#include "tether/model/redact.hpp"
+#include "tether/support/canonical_json.hpp"
+#include "tether/support/json_escape.hpp"
+#include "tether/support/redact.hpp"
+#include "tether/support/utf8.hpp"
 
 namespace tether::model {
 namespace {
-
-void append_hex4(std::string& out, unsigned v) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "\\u%04x", v & 0xFFFFu);
-  out += buf;
-}
-
-// A JSON string body with Python's escapes. ensure_ascii escapes every non-ASCII code point.
-void write_string(std::string& out, std::string_view s, bool ensure_ascii) {
-  out += '"';
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-          if (c < 0x20) append_hex4(out, c);
-          else out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    if (!ensure_ascii) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    const auto cp = utf8::decode(s, i);
-    const uint32_t v = cp.valid ? cp.value : 0xFFFD;
-    if (v >= 0x10000) {
-      const uint32_t u = v - 0x10000;
-      append_hex4(out, 0xD800 + (u >> 10));
-      append_hex4(out, 0xDC00 + (u & 0x3FF));
-    } else {
-      append_hex4(out, v);
-    }
-    i += cp.length;
-  }
-  out += '"';
-}
-
-void write_float(std::string& out, double v) {
-  // json.dumps spells the non-finite floats as JavaScript does.
-  if (std::isnan(v)) out += "NaN";
-  else if (std::isinf(v)) out += v > 0 ? "Infinity" : "-Infinity";
-  else out += python_float_repr(v);
-}
-
-template <typename J>
-void write_scalar(std::string& out, const J& v, bool ensure_ascii) {
-  switch (v.type()) {
-    case nlohmann::json::value_t::null: out += "null"; break;
-    case nlohmann::json::value_t::boolean: out += v.template get<bool>() ? "true" : "false"; break;
-    case nlohmann::json::value_t::number_integer: out += std::to_string(v.template get<int64_t>()); break;
-    case nlohmann::json::value_t::number_unsigned: out += std::to_string(v.template get<uint64_t>()); break;
-    case nlohmann::json::value_t::number_float: write_float(out, v.template get<double>()); break;
-    case nlohmann::json::value_t::string: write_string(out, v.template get_ref<const std::string&>(), ensure_ascii); break;
-    case nlohmann::json::value_t::binary: out += "null"; break;  // never produced by tether
-    default: break;
-  }
-}
-
-template <typename J>
-void write_canonical(std::string& out, const J& v) {
-  if (v.is_object()) {
-    std::vector<std::pair<const std::string*, const J*>> items;
-    items.reserve(v.size());
-    for (auto it = v.begin(); it != v.end(); ++it) items.emplace_back(&it.key(), &it.value());
-    // std::string compares as unsigned bytes via char_traits<char>::compare: UTF-8 byte order.
-    std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
-    out += '{';
-    bool first = true;
-    for (const auto& [k, val] : items) {
-      if (!first) out += ',';
-      first = false;
-      write_string(out, *k, false);
-      out += ':';
-      write_canonical(out, *val);
-    }
-    out += '}';
-  } else if (v.is_array()) {
-    out += '[';
-    bool first = true;
-    for (const auto& e : v) {
-      if (!first) out += ',';
-      first = false;
-      write_canonical(out, e);
-    }
-    out += ']';
-  } else {
-    write_scalar(out, v, false);
-  }
-}
 
 template <typename J>
 void write_pretty(std::string& out, const J& v, int depth) {
@@ -127,7 +28,7 @@ void write_pretty(std::string& out, const J& v, int depth) {
       if (!first) out += ',';
       first = false;
       newline(depth + 1);
-      write_string(out, it.key(), true);
+      support::append_json_string(out, it.key(), support::JsonEscape::ascii);
       out += ": ";
       write_pretty(out, it.value(), depth + 1);
     }
@@ -146,7 +47,7 @@ void write_pretty(std::string& out, const J& v, int depth) {
     newline(depth);
     out += ']';
   } else {
-    write_scalar(out, v, true);
+    support::append_json_scalar(out, v, support::JsonEscape::ascii);
   }
 }
 
@@ -170,53 +71,6 @@ void py_repr_into(std::string& out, const Json& v);
 
 }  // namespace
 
-std::string python_float_repr(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  // Shortest round-trip digits in scientific form: d[.ddd]e(+|-)XX.
-  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));
-  std::string out;
-  if (!sci.empty() && sci[0] == '-') {
-    out += '-';
-    sci.remove_prefix(1);
-  }
-  const auto epos = sci.find('e');
-  std::string digits;
-  for (char c : sci.substr(0, epos))
-    if (c != '.') digits += c;
-  int exp10 = 0;
-  std::from_chars(sci.data() + epos + 1 + (sci[epos + 1] == '+' ? 1 : 0), sci.data() + sci.size(), exp10);
-  const int decpt = exp10 + 1;  // value = 0.DIGITS * 10^decpt
-  const int nd = static_cast<int>(digits.size());
-  if (decpt > -4 && decpt <= 16) {
-    if (decpt <= 0) {
-      out += "0.";
-      out.append(static_cast<std::size_t>(-decpt), '0');
-      out += digits;
-    } else if (decpt < nd) {
-      out += digits.substr(0, static_cast<std::size_t>(decpt));
-      out += '.';
-      out += digits.substr(static_cast<std::size_t>(decpt));
-    } else {
-      out += digits;
-      out.append(static_cast<std::size_t>(decpt - nd), '0');
-      out += ".0";
-    }
-  } else {
-    out += digits[0];
-    if (nd > 1) {
-      out += '.';
-      out += digits.substr(1);
-    }
-    char ebuf[16];
-    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
-    out += ebuf;
-  }
-  return out;
-}
-
 std::optional<Json> try_parse_json(std::string_view text, const JsonLimits& limits, std::string* why) {
   return sdk::parse_json_bounded(text, limits.max_bytes, why, limits.max_depth);
 }
@@ -230,18 +84,6 @@ Json parse_json(std::string_view text, const std::string& source, const JsonLimi
   throw ConfigError(source + ": " + why + "; fix or remove it");
 }
 
-void append_json_string(std::string& out, std::string_view text) { write_string(out, text, false); }
-
-std::string canonical_json(const Json& value) {
-  std::string out;
-  write_canonical(out, value);
-  return out;
-}
-std::string canonical_json(const OrderedJson& value) {
-  std::string out;
-  write_canonical(out, value);
-  return out;
-}
 std::string pretty_json(const Json& value) {
   std::string out;
   write_pretty(out, value, 0);
@@ -260,7 +102,7 @@ std::string py_repr(std::string_view s) {
   std::string out(1, quote);
   char buf[16];
   for (std::size_t i = 0; i < s.size();) {
-    const auto cp = utf8::decode(s, i);
+    const auto cp = support::utf8::decode(s, i);
     const uint32_t c = cp.value;
     if (!cp.valid) {
       // Python would hold a surrogate escape here; show the byte.
@@ -296,7 +138,7 @@ void py_repr_into(std::string& out, const Json& v) {
     case Json::value_t::boolean: out += v.get<bool>() ? "True" : "False"; break;
     case Json::value_t::number_integer: out += std::to_string(v.get<int64_t>()); break;
     case Json::value_t::number_unsigned: out += std::to_string(v.get<uint64_t>()); break;
-    case Json::value_t::number_float: out += python_float_repr(v.get<double>()); break;
+    case Json::value_t::number_float: out += support::python_float_repr(v.get<double>()); break;
     case Json::value_t::string: out += py_repr(v.get_ref<const std::string&>()); break;
     case Json::value_t::array: {
       out += '[';
@@ -340,7 +182,7 @@ std::string py_str(const Json& value) {
 
 std::size_t utf8_length(std::string_view text) {
   std::size_t n = 0;
-  for (std::size_t i = 0; i < text.size(); i += utf8::decode(text, i).length) ++n;
+  for (std::size_t i = 0; i < text.size(); i += support::utf8::decode(text, i).length) ++n;
   return n;
 }
 
@@ -355,7 +197,7 @@ std::string short_state(const Json& state) {
     const std::string text = py_str(it.value());
     std::size_t i = 0, count = 0;
     while (i < text.size() && count < 16) {
-      i += utf8::decode(text, i).length;
+      i += support::utf8::decode(text, i).length;
       ++count;
     }
     out.append(text, 0, i);
@@ -365,7 +207,7 @@ std::string short_state(const Json& state) {
 }
 
 Json redacted_json(const Json& value) {
-  if (value.is_string()) return redact_secrets(value.get_ref<const std::string&>());
+  if (value.is_string()) return support::redact_secrets(value.get_ref<const std::string&>());
   if (!value.is_structured()) return value;
   Json out = value;
   for (auto it = out.begin(); it != out.end(); ++it) *it = redacted_json(*it);

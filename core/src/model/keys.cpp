@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "model/utf8.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/json.hpp"
+#include "tether/support/utf8.hpp"
 
 namespace tether::model {
 namespace {
@@ -55,7 +55,7 @@ bool ntfs_dotgit(std::string_view seg) {
 bool hfs_dotgit(std::string_view seg) {
   std::string folded;
   for (std::size_t i = 0; i < seg.size();) {
-    const auto cp = utf8::decode(seg, i);
+    const auto cp = support::utf8::decode(seg, i);
     if (!(cp.valid && hfs_ignorable(cp.value))) folded.append(seg.substr(i, cp.length));
     i += cp.length;
   }
@@ -85,7 +85,7 @@ bool is_safe_key(std::string_view key) {
   if (key.empty() || key.front() == '/' || key.back() == '/') return false;
   if (key.find('\\') != std::string_view::npos) return false;
   for (std::size_t i = 0; i < key.size();) {
-    const auto cp = utf8::decode(key, i);
+    const auto cp = support::utf8::decode(key, i);
     if (cp.valid && forbidden_code_point(cp.value)) return false;
     i += cp.length;
   }

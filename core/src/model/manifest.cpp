@@ -12,6 +12,7 @@
 #include "tether/model/json.hpp"
 #include "tether/model/keys.hpp"
 #include "tether/model/toml.hpp"
+#include "tether/support/canonical_json.hpp"
 
 namespace tether::model {
 namespace fs = std::filesystem;
@@ -84,7 +85,7 @@ Json ObjectManifest::canonical_value() const {
               {"recoverable", recoverable}};
 }
 
-std::string ObjectManifest::canonical() const { return canonical_json(canonical_value()); }
+std::string ObjectManifest::canonical() const { return support::canonical_json(canonical_value()); }
 
 ObjectManifest ObjectManifest::with_pin(Json new_state, std::optional<sdk::Pin> new_pin, bool new_recoverable) const {
   ObjectManifest m = *this;
@@ -202,7 +203,7 @@ bool remove_manifest(const CheckoutPath& objects, std::string_view key) {
 std::string manifest_hash(const std::map<std::string, ObjectManifest>& manifests) {
   std::vector<std::string> parts;
   parts.reserve(manifests.size());
-  for (const auto& [key, m] : manifests) parts.push_back(canonical_json(Json::array({key, m.canonical()})));
+  for (const auto& [key, m] : manifests) parts.push_back(support::canonical_json(Json::array({key, m.canonical()})));
   std::vector<std::string_view> views(parts.begin(), parts.end());
   return framed_blake2b(views, 32);
 }

@@ -5,6 +5,7 @@
 
 #include "tether/model/hash.hpp"
 #include "tether/model/json.hpp"
+#include "tether/support/canonical_json.hpp"
 
 namespace tether::model {
 namespace {
@@ -14,9 +15,9 @@ constexpr std::string_view kWorkingPrefix = "tether.ws.";
 constexpr std::string_view kOwnerPrefix = "tether.owner.";
 
 std::string identity_digest(std::string_view kind, const Json& identity, const Json& content_state) {
-  const std::string k = canonical_json(Json(std::string(kind)));
-  const std::string i = canonical_json(identity);
-  const std::string s = canonical_json(content_state);
+  const std::string k = support::canonical_json(Json(std::string(kind)));
+  const std::string i = support::canonical_json(identity);
+  const std::string s = support::canonical_json(content_state);
   return framed_blake2b({k, i, s}, 16);
 }
 
@@ -89,7 +90,7 @@ std::string bookmark_slug(std::string_view bookmark) {
   }
   std::string slug = strip_dashes(replaced);
   if (slug == bookmark) return slug;
-  const std::string cb = canonical_json(Json(std::string(bookmark)));
+  const std::string cb = support::canonical_json(Json(std::string(bookmark)));
   return (slug.empty() ? std::string("bm") : slug) + "-" + framed_blake2b({cb}, 8).substr(0, 6);
 }
 
@@ -144,7 +145,7 @@ std::string slugify_key(std::string_view key) {
 }
 
 std::string key_digest6(std::string_view key) {
-  const std::string cb = canonical_json(Json(std::string(key)));
+  const std::string cb = support::canonical_json(Json(std::string(key)));
   return framed_blake2b({cb}, 8).substr(0, 6);
 }
 

@@ -5,6 +5,7 @@
 #include "tether/model/fsutil.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/toml.hpp"
+#include "tether/support/canonical_json.hpp"
 
 namespace tether::model {
 namespace fs = std::filesystem;
@@ -47,7 +48,7 @@ Secrets parse_secrets(std::string_view text, const std::string& source) {
     if (it == doc.end()) continue;
     for (auto sub = it->begin(); sub != it->end(); ++sub)
       if (!sub->is_object())
-        throw ConfigError(source + ": [" + name + "." + canonical_json(Json(sub.key())) + "] must be a table");
+        throw ConfigError(source + ": [" + name + "." + support::canonical_json(Json(sub.key())) + "] must be a table");
   }
   for (const auto& [tbl, key] : {std::pair{"vcs", "git_path"}, std::pair{"vcs", "jj_path"}, std::pair{"import", "query"}}) {
     auto t = doc.find(tbl);

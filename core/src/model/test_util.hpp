@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "testing/temp_dir.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 namespace tether::model::testing {
 

@@ -13,6 +13,7 @@
 #include "tether/errors.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/limits.hpp"
+#include "tether/support/canonical_json.hpp"
 
 namespace tether::model {
 namespace {
@@ -287,7 +288,7 @@ void write_value(std::string& out, const OrderedJson& v) {
       out += std::to_string(u);
       break;
     }
-    case Json::value_t::number_float: out += python_float_repr(v.get<double>()); break;
+    case Json::value_t::number_float: out += support::python_float_repr(v.get<double>()); break;
     case Json::value_t::string: write_toml_string(out, v.get_ref<const std::string&>()); break;
     case Json::value_t::array: {
       out += '[';

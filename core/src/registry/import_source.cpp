@@ -16,12 +16,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/utf8.hpp"
 #include "registry/pg_connect.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/limits.hpp"
+#include "tether/support/utf8.hpp"
 
 namespace fs = std::filesystem;
 
@@ -238,7 +238,7 @@ std::vector<Json> parse_csv(const std::string& text, const std::string& source) 
   // Cells become JSON strings (manifests, the plan, the op log): refuse other encodings here,
   // naming the line, rather than as a raw JSON error when the first of them is written.
   for (std::size_t k = i, l = 1; k < n;) {
-    auto cp = model::utf8::decode(text, k);
+    auto cp = support::utf8::decode(text, k);
     if (!cp.valid) {
       char byte[8];
       std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[k]));

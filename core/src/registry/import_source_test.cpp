@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "testing/temp_dir.hpp"
 #include "tether/errors.hpp"
 #include "tether/registry/import_source.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 using namespace tether::registry;
 using tether::testing::TempDir;

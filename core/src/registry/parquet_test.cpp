@@ -10,9 +10,9 @@
 #include <string>
 
 #include "registry/thrift_compact.hpp"
-#include "testing/temp_dir.hpp"
 #include "tether/errors.hpp"
 #include "tether/registry/registry.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 using namespace tether::registry;
 using tether::testing::TempDir;

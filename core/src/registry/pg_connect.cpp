@@ -1,9 +1,9 @@
 // core/src/registry/pg_connect.cpp: connecting to PostgreSQL for publish and import, and
-// keeping the DSN's password out of every message (model::redact_secrets_of).
+// keeping the DSN's password out of every message (support::redact_secrets_of).
 #include "registry/pg_connect.hpp"
 
 #include "tether/errors.hpp"
-#include "tether/model/redact.hpp"
+#include "tether/support/redact.hpp"
 
 namespace tether::registry {
 
@@ -13,7 +13,7 @@ PgConn connect_postgres(const std::string& dsn, const char* application) {
   if (!opts) {
     std::string why = err ? err : "out of memory";
     if (err) PQfreemem(err);
-    throw ConfigError("invalid PostgreSQL DSN: " + model::redact_secrets_of(one_line(why), dsn));
+    throw ConfigError("invalid PostgreSQL DSN: " + support::redact_secrets_of(one_line(why), dsn));
   }
   PQconninfoFree(opts);
   // The DSN comes after our defaults (it may override them) and before client_encoding (our
@@ -25,7 +25,7 @@ PgConn connect_postgres(const std::string& dsn, const char* application) {
   if (PQstatus(c.get()) != CONNECTION_OK) {
     auto str = [](const char* s) { return std::string(s && *s ? s : "(default)"); };
     throw TetherError("cannot connect to PostgreSQL (host " + str(PQhost(c.get())) + " port " + str(PQport(c.get())) +
-                      "): " + model::redact_secrets_of(one_line(PQerrorMessage(c.get())), dsn));
+                      "): " + support::redact_secrets_of(one_line(PQerrorMessage(c.get())), dsn));
   }
   // CREATE ... IF NOT EXISTS notices ("already exists, skipping") are not ours to print.
   PQsetNoticeProcessor(c.get(), [](void*, const char*) {}, nullptr);

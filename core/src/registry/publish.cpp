@@ -19,8 +19,8 @@
 #include <unordered_set>
 
 #include "registry/pg_connect.hpp"
-#include "tether/model/redact.hpp"
 #include "tether/errors.hpp"
+#include "tether/support/redact.hpp"
 
 namespace tether::registry {
 
@@ -96,7 +96,7 @@ struct Session {
 
   [[noreturn]] void fail(const std::string& where, const std::string& why) const {
     throw TetherError("publish to PostgreSQL schema '" + schema + "' failed " + where + ": " +
-                      model::redact_secrets_of(why, dsn) + "; the transaction was rolled back, nothing was written");
+                      support::redact_secrets_of(why, dsn) + "; the transaction was rolled back, nothing was written");
   }
   PgResult exec(const std::string& sql, const std::string& where) const {
     PgResult r(PQexec(c, sql.c_str()), &PQclear);

@@ -1,5 +1,5 @@
 // The PostgreSQL statement texts of publish (docs/registry.md#publish), the COPY text
-// encoding (the DSN redaction is model/redact_test.cpp). The live behaviour is tests/cli/publish-postgres.sh.
+// encoding (the DSN redaction is support/src/redact_test.cpp). The live behaviour is tests/cli/publish-postgres.sh.
 #include "tether/registry/publish.hpp"
 
 #include <doctest/doctest.h>

@@ -10,6 +10,7 @@
 #include "tether/model/fsutil.hpp"
 #include "tether/model/json.hpp"
 #include "tether/registry/registry.hpp"
+#include "tether/support/json_escape.hpp"
 
 namespace tether::registry {
 
@@ -68,7 +69,7 @@ void put_csv(std::string& out, std::string_view v) {
 }
 
 // A JSON string literal: UTF-8 kept as is, control characters escaped.
-void put_json_string(std::string& out, std::string_view v) { model::append_json_string(out, v); }
+void put_json_string(std::string& out, std::string_view v) { support::append_json_string(out, v); }
 
 }  // namespace
 

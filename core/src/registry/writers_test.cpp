@@ -11,9 +11,9 @@
 #include <set>
 #include <string>
 
-#include "testing/temp_dir.hpp"
 #include "tether/errors.hpp"
 #include "tether/registry/registry.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 using namespace tether::registry;
 using tether::testing::TempDir;

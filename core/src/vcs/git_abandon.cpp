@@ -73,17 +73,17 @@ class Replayer {
     git_oid oid;
     while (git_revwalk_next(&oid, walk.get()) == 0) {
       Commit commit = lookup(oid);
-      const std::string id = hex(oid);
+      const std::string id = oid_hex(oid);
       const unsigned n = git_commit_parentcount(commit.get());
       if (abandoned.contains(id)) {
         // Its children go onto its first parent (or what replaced that parent).
-        replaced_[id] = mapped(hex(*git_commit_parent_id(commit.get(), 0)));
+        replaced_[id] = mapped(oid_hex(*git_commit_parent_id(commit.get(), 0)));
         continue;
       }
       std::vector<std::string> parents, new_parents;
       std::vector<std::pair<std::string, std::string>> moves;  // old parent -> new parent
       for (unsigned i = 0; i < n; ++i) {
-        std::string p = hex(*git_commit_parent_id(commit.get(), i));
+        std::string p = oid_hex(*git_commit_parent_id(commit.get(), i));
         std::string np = mapped(p);
         if (np != p) moves.emplace_back(p, np);
         parents.push_back(p);
@@ -107,14 +107,14 @@ class Replayer {
  private:
   Commit lookup(const git_oid& oid) const {
     git_commit* raw = nullptr;
-    if (git_commit_lookup(&raw, repo_, &oid) != 0) fail("cannot read commit " + hex(oid));
+    if (git_commit_lookup(&raw, repo_, &oid) != 0) fail("cannot read commit " + oid_hex(oid));
     return Commit(raw);
   }
   Commit lookup(const std::string& id) const { return lookup(parse_oid(id)); }
 
   Tree tree(const git_oid& oid) const {
     git_tree* raw = nullptr;
-    if (git_tree_lookup(&raw, repo_, &oid) != 0) fail("cannot read tree " + hex(oid));
+    if (git_tree_lookup(&raw, repo_, &oid) != 0) fail("cannot read tree " + oid_hex(oid));
     return Tree(raw);
   }
 
@@ -133,12 +133,12 @@ class Replayer {
       git_merge_options_init(&opts, GIT_MERGE_OPTIONS_VERSION);
       git_index* raw_index = nullptr;
       if (git_merge_trees(&raw_index, repo_, base.get(), ours.get(), theirs.get(), &opts) != 0)
-        fail("cannot replay commit " + short_id(hex(*git_commit_id(commit))));
+        fail("cannot replay commit " + short_id(oid_hex(*git_commit_id(commit))));
       Index index(raw_index);
       resolve_conflicts(index.get());
       put_back_keep_dir(index.get(), commit);
       if (git_index_write_tree_to(&result, index.get(), repo_) != 0)
-        fail("cannot write the replayed tree of " + short_id(hex(*git_commit_id(commit))));
+        fail("cannot write the replayed tree of " + short_id(oid_hex(*git_commit_id(commit))));
     }
     return result;
   }
@@ -186,7 +186,7 @@ class Replayer {
       return 0;
     };
     if (git_tree_walk(sub.get(), GIT_TREEWALK_PRE, visit, &walk) != 0)
-      fail("cannot read " + keep_dir_ + " of commit " + short_id(hex(*git_commit_id(commit))));
+      fail("cannot read " + keep_dir_ + " of commit " + short_id(oid_hex(*git_commit_id(commit))));
   }
 
   void add_entry(git_index* index, const std::string& path, git_filemode_t mode, const git_oid& id) const {
@@ -209,8 +209,8 @@ class Replayer {
     if (git_commit_create(&out, repo_, nullptr, git_commit_author(original), git_commit_committer(original),
                           git_commit_message_encoding(original), git_commit_message_raw(original), new_tree.get(),
                           ptrs.size(), ptrs.data()) != 0)
-      fail("cannot write the replayed commit of " + short_id(hex(*git_commit_id(original))));
-    return hex(out);
+      fail("cannot write the replayed commit of " + short_id(oid_hex(*git_commit_id(original))));
+    return oid_hex(out);
   }
 
   git_repository* repo_;
@@ -237,7 +237,7 @@ AbandonResult GitAdapter::abandon(const std::vector<std::string>& revs, const st
   const std::string keep_dir = normalized_dir(keep_dir_in);
 
   // Clean under what git tracks: reset --keep below must not carry anything.
-  ProcessResult status = git_.run({"status", "--porcelain", "--untracked-files=no"});
+  support::ProcessResult status = git_.run({"status", "--porcelain", "--untracked-files=no"});
   if (!status.out.empty()) throw VcsError("git: commit or stash your changes before abandoning");
 
   const std::optional<std::string> head = reader_.head();

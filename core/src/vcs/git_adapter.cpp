@@ -120,7 +120,7 @@ std::optional<std::string> GitAdapter::commit(const std::vector<std::string>& pa
     return args;
   };
   git_.run(with_paths({"--literal-pathspecs", "add", "-A"}));
-  ProcessResult staged = git_.run(with_paths({"--literal-pathspecs", "diff", "--cached", "--quiet"}), false);
+  support::ProcessResult staged = git_.run(with_paths({"--literal-pathspecs", "diff", "--cached", "--quiet"}), false);
   if (staged.exit_code == 0) return std::nullopt;
   if (staged.exit_code != 1) git_.run(with_paths({"--literal-pathspecs", "diff", "--cached", "--quiet"}));  // throws
 
@@ -256,7 +256,7 @@ bool GitAdapter::uncommit(const std::string& commit) {
   auto head = reader_.head();
   if (!head || *head != commit) return false;
   // `git reset --soft` has no compare-and-swap; HEAD was just checked.
-  ProcessResult parent = git_.run({"rev-parse", "--verify", "--quiet", commit + "^1"}, false);
+  support::ProcessResult parent = git_.run({"rev-parse", "--verify", "--quiet", commit + "^1"}, false);
   if (parent.ok()) {
     std::string p = parent.out.substr(0, parent.out.find_first_of("\r\n"));
     git_.run({"reset", "--quiet", "--soft", p});
@@ -276,7 +276,7 @@ std::vector<std::string> GitAdapter::exclusive_commits(const std::string& name) 
   if (it == all.end() || is_parking(name)) throw VcsError("no bookmark '" + name + "'");
   // The other tips go in on stdin: a repository can have more refs than a command line holds.
   std::string others;
-  ProcessResult refs =
+  support::ProcessResult refs =
       git_.run({"for-each-ref", "--format=%(objectname) %(objecttype) %(*objecttype) %(refname)", "refs/"});
   for (const std::string& line : lines_of(refs.out)) {
     // "<id> <type> <peeled type> <ref>"; the peeled type is empty for anything but a tag.
@@ -291,7 +291,7 @@ std::vector<std::string> GitAdapter::exclusive_commits(const std::string& name) 
   // Other checkouts' HEADs keep their commits alive too (a detached one is no ref).
   for (const Worktree& wt : reader_.worktrees()) {
     if (wt.branch == name || !wt.live || wt.current) continue;
-    ProcessResult h = git_.run({"-C", wt.root.string(), "rev-parse", "--verify", "--quiet", "HEAD"}, false);
+    support::ProcessResult h = git_.run({"-C", wt.root.string(), "rev-parse", "--verify", "--quiet", "HEAD"}, false);
     if (h.ok()) others += "^" + h.out.substr(0, h.out.find_first_of("\r\n")) + "\n";
   }
   std::vector<std::string> args = {"rev-list", "--reverse", it->second, "--stdin"};

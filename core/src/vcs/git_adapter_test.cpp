@@ -3,8 +3,6 @@
 
 #include <doctest/doctest.h>
 
-#include "testing/temp_dir.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -14,10 +12,14 @@
 #include <thread>
 
 #include "tether/errors.hpp"
-#include "tether/vcs/process.hpp"
+#include "tether/support/process.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace tether::vcs;
+using tether::support::join_argv;
+using tether::support::ProcessOptions;
+using tether::support::run_process;
 
 namespace {
 

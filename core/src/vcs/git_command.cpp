@@ -50,22 +50,22 @@ std::optional<std::vector<int>> parse_git_version(const std::string& banner) {
 GitCommand::GitCommand(std::string executable, std::filesystem::path work_tree)
     : exe_(executable.empty() ? "git" : std::move(executable)), work_tree_(std::move(work_tree)) {}
 
-ProcessResult GitCommand::spawn(const std::vector<std::string>& args, std::optional<std::string> stdin_data) const {
+support::ProcessResult GitCommand::spawn(const std::vector<std::string>& args, std::optional<std::string> stdin_data) const {
   std::vector<std::string> argv = {exe_,
                                    "-c", "color.ui=never",
                                    "-c", "log.showSignature=false",
                                    "-c", "core.quotePath=false",
                                    "-c", "status.showUntrackedFiles=all"};
   argv.insert(argv.end(), args.begin(), args.end());
-  ProcessOptions options;
+  support::ProcessOptions options;
   options.cwd = work_tree_;
   options.unset_env = scrubbed_env();
   options.set_env = {{"GIT_TERMINAL_PROMPT", "0"}};
   options.stdin_data = std::move(stdin_data);
-  ProcessResult result;
+  support::ProcessResult result;
   try {
-    result = run_process(argv, options);
-  } catch (const ProcessError& e) {
+    result = support::run_process(argv, options);
+  } catch (const support::ProcessError& e) {
     throw VcsError(e.what());
   }
   return result;
@@ -73,7 +73,7 @@ ProcessResult GitCommand::spawn(const std::vector<std::string>& args, std::optio
 
 void GitCommand::check_version() const {
   std::call_once(version_checked_, [this] {
-    ProcessResult r = spawn({"--version"}, std::nullopt);
+    support::ProcessResult r = spawn({"--version"}, std::nullopt);
     auto version = parse_git_version(r.out);
     if (!version) return;  // an unparsable banner passes (docs/ARCHITECTURE.md#the-vcs)
     if (*version < std::vector<int>{2, 38, 0}) {
@@ -84,15 +84,15 @@ void GitCommand::check_version() const {
   });
 }
 
-ProcessResult GitCommand::run(const std::vector<std::string>& args, bool check,
+support::ProcessResult GitCommand::run(const std::vector<std::string>& args, bool check,
                               std::optional<std::string> stdin_data) const {
   check_version();
-  ProcessResult result = spawn(args, std::move(stdin_data));
+  support::ProcessResult result = spawn(args, std::move(stdin_data));
   if (check && !result.ok()) {
     std::vector<std::string> shown = {exe_};
     shown.insert(shown.end(), args.begin(), args.end());
     std::string detail = trim(result.err.empty() ? result.out : result.err);
-    throw VcsError("command failed (" + join_argv(shown) + "): " + detail);
+    throw VcsError("command failed (" + support::join_argv(shown) + "): " + detail);
   }
   return result;
 }

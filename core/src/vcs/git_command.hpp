@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tether/vcs/process.hpp"
+#include "tether/support/process.hpp"
 
 namespace tether::vcs {
 
@@ -25,13 +25,13 @@ class GitCommand {
   // Runs `git <isolation> <args>`. With `check`, a non-zero exit is VcsError
   // `command failed (<argv>): <stderr or stdout>`; a missing executable is always VcsError
   // `executable not found: <exe>`. The first call checks the version (git >= 2.38.0).
-  ProcessResult run(const std::vector<std::string>& args, bool check = true,
+  support::ProcessResult run(const std::vector<std::string>& args, bool check = true,
                     std::optional<std::string> stdin_data = std::nullopt) const;
 
   const std::string& executable() const { return exe_; }
 
  private:
-  ProcessResult spawn(const std::vector<std::string>& args, std::optional<std::string> stdin_data) const;
+  support::ProcessResult spawn(const std::vector<std::string>& args, std::optional<std::string> stdin_data) const;
   void check_version() const;
 
   std::string exe_;

@@ -11,7 +11,7 @@
 namespace tether::vcs {
 namespace {
 
-using namespace git2;  // handles, fail(), hex()
+using namespace git2;  // handles, fail(), oid_hex(), Library
 
 std::string key(const git_oid& oid) { return std::string(reinterpret_cast<const char*>(oid.id), GIT_OID_RAWSZ); }
 
@@ -33,7 +33,7 @@ std::optional<git_oid> entry_at(const git_tree* tree, const std::string& path) {
 
 Tree commit_tree(const git_commit* commit) {
   git_tree* raw = nullptr;
-  if (git_commit_tree(&raw, commit) != 0) fail("cannot read the tree of commit " + hex(*git_commit_id(commit)));
+  if (git_commit_tree(&raw, commit) != 0) fail("cannot read the tree of commit " + oid_hex(*git_commit_id(commit)));
   return Tree(raw);
 }
 
@@ -50,7 +50,7 @@ bool touches(git_commit* commit, const std::vector<std::string>& paths) {
   }
   for (unsigned i = 0; i < n; ++i) {
     git_commit* raw = nullptr;
-    if (git_commit_parent(&raw, commit, i) != 0) fail("cannot read a parent of " + hex(*git_commit_id(commit)));
+    if (git_commit_parent(&raw, commit, i) != 0) fail("cannot read a parent of " + oid_hex(*git_commit_id(commit)));
     Commit parent(raw);
     Tree ptree = commit_tree(parent.get());
     bool same = true;
@@ -65,8 +65,8 @@ bool touches(git_commit* commit, const std::vector<std::string>& paths) {
 
 CommitInfo commit_info(const git_commit* c) {
   CommitInfo info;
-  info.id = hex(*git_commit_id(c));
-  for (unsigned i = 0, n = git_commit_parentcount(c); i < n; ++i) info.parents.push_back(hex(*git_commit_parent_id(c, i)));
+  info.id = oid_hex(*git_commit_id(c));
+  for (unsigned i = 0, n = git_commit_parentcount(c); i < n; ++i) info.parents.push_back(oid_hex(*git_commit_parent_id(c, i)));
   info.time = static_cast<std::int64_t>(git_commit_time(c));
   if (const git_signature* a = git_commit_author(c)) {
     info.author_name = a->name != nullptr ? a->name : "";
@@ -100,16 +100,11 @@ std::string without_trailing_slash(std::string dir) {
   return dir;
 }
 
-// libgit2 keeps global state; the reader holds one reference to it for its lifetime.
-struct Libgit2 {
-  Libgit2() { git_libgit2_init(); }
-  ~Libgit2() { git_libgit2_shutdown(); }
-};
-
 }  // namespace
 
 GitReader::GitReader(const std::filesystem::path& start) {
-  static Libgit2 library;  // initialised once, before any handle; shut down at exit
+  // libgit2 keeps global state; the reader holds one reference to it for its lifetime.
+  static Library library;  // initialised once, before any handle; shut down at exit
   std::string where = start.string();
   int rc = git_repository_open_ext(&repo_, where.c_str(), 0, nullptr);
   if (rc == GIT_ENOTFOUND) throw VcsError("no git repository found at or above " + where);
@@ -151,7 +146,7 @@ git_commit* GitReader::lookup_commit(const std::string& rev) const {
 std::string GitReader::resolve(const std::string& rev) const {
   std::lock_guard lock(mutex_);
   Commit c(lookup_commit(rev));
-  return hex(*git_commit_id(c.get()));
+  return oid_hex(*git_commit_id(c.get()));
 }
 
 std::optional<std::string> GitReader::head() const {
@@ -160,7 +155,7 @@ std::optional<std::string> GitReader::head() const {
   int rc = git_reference_name_to_id(&oid, repo_, "HEAD");
   if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) return std::nullopt;
   if (rc != 0) fail("cannot read HEAD");
-  return hex(oid);
+  return oid_hex(oid);
 }
 
 std::optional<std::string> GitReader::current_branch() const {
@@ -185,7 +180,7 @@ std::map<std::string, std::string> GitReader::branches() const {
     if (git_reference_peel(&target, ref.get(), GIT_OBJECT_COMMIT) != 0) continue;
     Object obj(target);
     static const std::string heads = "refs/heads/";
-    out[std::string(git_reference_name(ref.get())).substr(heads.size())] = hex(*git_object_id(obj.get()));
+    out[std::string(git_reference_name(ref.get())).substr(heads.size())] = oid_hex(*git_object_id(obj.get()));
   }
   return out;
 }
@@ -203,7 +198,7 @@ std::map<std::string, std::string> GitReader::tags() const {
     if (git_reference_peel(&target, ref.get(), GIT_OBJECT_COMMIT) != 0) continue;  // a tag of a blob or tree
     Object obj(target);
     static const std::string prefix = "refs/tags/";
-    out[std::string(git_reference_name(ref.get())).substr(prefix.size())] = hex(*git_object_id(obj.get()));
+    out[std::string(git_reference_name(ref.get())).substr(prefix.size())] = oid_hex(*git_object_id(obj.get()));
   }
   return out;
 }
@@ -250,7 +245,7 @@ std::vector<Worktree> GitReader::worktrees() const {
   for (std::size_t i = 0; i < names.count; ++i) {
     git_worktree* raw_wt = nullptr;
     if (git_worktree_lookup(&raw_wt, repo_, names.strings[i]) != 0) continue;
-    WorktreeHandle wt(raw_wt);
+    support::git2::Worktree wt(raw_wt);  // not vcs::Worktree
     // Opened through its administrative directory, which outlives a deleted checkout, so
     // the branch of a worktree whose directory is gone is still known.
     std::filesystem::path admin = std::filesystem::path(common) / "worktrees" / names.strings[i];
@@ -268,7 +263,7 @@ std::shared_ptr<const std::string> GitReader::blob_content(const git_oid& oid) c
   auto k = key(oid);
   if (auto it = blobs_.find(k); it != blobs_.end()) return it->second;
   git_blob* raw = nullptr;
-  if (git_blob_lookup(&raw, repo_, &oid) != 0) fail("cannot read blob " + hex(oid));
+  if (git_blob_lookup(&raw, repo_, &oid) != 0) fail("cannot read blob " + oid_hex(oid));
   Blob blob(raw);
   ++stats_.blobs_read;
   auto content = std::make_shared<const std::string>(static_cast<const char*>(git_blob_rawcontent(blob.get())),
@@ -284,7 +279,7 @@ std::shared_ptr<const FileMap> GitReader::flatten_tree(const git_oid& oid) const
     return it->second;
   }
   git_tree* raw = nullptr;
-  if (git_tree_lookup(&raw, repo_, &oid) != 0) fail("cannot read tree " + hex(oid));
+  if (git_tree_lookup(&raw, repo_, &oid) != 0) fail("cannot read tree " + oid_hex(oid));
   Tree tree(raw);
   ++stats_.trees_read;
   auto files = std::make_shared<FileMap>();
@@ -390,7 +385,7 @@ std::vector<CommitInfo> GitReader::history(const HistoryQuery& query) const {
   git_oid oid;
   while ((query.limit == 0 || out.size() < query.limit) && git_revwalk_next(&oid, walk.get()) == 0) {
     git_commit* raw_commit = nullptr;
-    if (git_commit_lookup(&raw_commit, repo_, &oid) != 0) fail("cannot read commit " + hex(oid));
+    if (git_commit_lookup(&raw_commit, repo_, &oid) != 0) fail("cannot read commit " + oid_hex(oid));
     Commit c(raw_commit);
     if (!query.paths.empty() && !touches(c.get(), query.paths)) continue;
     out.push_back(commit_info(c.get()));
@@ -406,7 +401,7 @@ std::vector<std::string> GitReader::all_commit_ids() const {
   push_all_tips(walk.get());
   std::vector<std::string> out;
   git_oid oid;
-  while (git_revwalk_next(&oid, walk.get()) == 0) out.push_back(hex(oid));
+  while (git_revwalk_next(&oid, walk.get()) == 0) out.push_back(oid_hex(oid));
   return out;
 }
 

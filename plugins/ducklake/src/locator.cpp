@@ -4,8 +4,8 @@
 
 #include <charconv>
 
-#include "tether/model/redact.hpp"
 #include "tether/sdk/error.hpp"
+#include "tether/support/redact.hpp"
 
 namespace tether::ducklake {
 namespace {
@@ -110,7 +110,7 @@ sdk::Json identity_of(const Target& t) {
   return id;
 }
 
-std::string redact(const std::string& metadata) { return model::redact_secrets(metadata); }
+std::string redact(const std::string& metadata) { return support::redact_secrets(metadata); }
 
 std::string alias_of(const std::string& metadata) {
   static const int sodium_ready = sodium_init();  // idempotent and thread-safe

@@ -41,7 +41,7 @@ Target parse_locator(const sdk::Locator& locator);
 // {metadata[, data_path][, metadata_schema]}: what names the lakehouse (`table`, `at` do not).
 sdk::Json identity_of(const Target& t);
 
-// The metadata through model::redact_secrets (a `password=` keyword, the password of a
+// The metadata through support::redact_secrets (a `password=` keyword, the password of a
 // postgresql:// URI, ... become `****`), for messages and printed addresses.
 std::string redact(const std::string& metadata);
 

@@ -11,7 +11,7 @@
 #include "row_counts.hpp"
 #include "scenario.hpp"
 #include "support.hpp"
-#include "testing/temp_dir.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 using namespace tether::ducklake;
 using namespace tether::ducklake::testing;

@@ -15,9 +15,9 @@
 
 #include <doctest/doctest.h>
 
-#include "testing/errors.hpp"
 #include "tether/host/plugin.hpp"
 #include "tether/host/proxy.hpp"
+#include "tether/testing/errors.hpp"
 
 namespace tether::ducklake::testing {
 

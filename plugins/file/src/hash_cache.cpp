@@ -14,7 +14,7 @@
 
 #include "hashing.hpp"
 #include "tether/sdk/json_limits.hpp"
-#include "json_ascii.hpp"
+#include "tether/support/json_escape.hpp"
 
 namespace tether::file {
 namespace {
@@ -80,7 +80,7 @@ std::string HashCache::serialize_locked() const {
   for (const auto& [path, e] : entries_) {
     if (!first) out += ',';
     first = false;
-    append_json_ascii(out, path);
+    support::append_json_string(out, path, support::JsonEscape::python_ascii);
     out += ":[";
     append_int(out, e.stat.size);
     out += ',';

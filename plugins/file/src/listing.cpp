@@ -8,9 +8,9 @@
 #include <map>
 #include <stdexcept>
 
-#include "json_ascii.hpp"
 #include "tether/sdk/error.hpp"
 #include "tether/sdk/json_limits.hpp"
+#include "tether/support/json_escape.hpp"
 
 namespace tether::file {
 
@@ -30,9 +30,9 @@ std::string render_listing(const Rows& rows) {
   char num[24];
   for (const Row& r : rows) {
     out += "{\"p\":";
-    append_json_ascii(out, r.path);
+    support::append_json_string(out, r.path, support::JsonEscape::python_ascii);
     out += ",\"k\":";
-    append_json_ascii(out, r.token);
+    support::append_json_string(out, r.token, support::JsonEscape::python_ascii);
     out += ",\"s\":";
     auto res = std::to_chars(num, num + sizeof num, r.size);
     out.append(num, res.ptr);

@@ -16,8 +16,8 @@
 #include <unordered_map>
 
 #include "hashing.hpp"
-#include "json_ascii.hpp"
 #include "tether/sdk/error.hpp"
+#include "tether/support/utf8.hpp"
 
 namespace tether::file {
 namespace {
@@ -119,7 +119,7 @@ std::vector<Child> scan_directory(const std::string& root, const std::string& re
       type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
     }
     if (type != DT_DIR && type != DT_REG && type != DT_LNK) continue;  // fifo, socket, device
-    if (!valid_utf8(name))
+    if (!support::utf8::valid(name))
       throw sdk::BackendError("file name is not valid UTF-8: " + join_path(root, rel) +
                               "; rename it to fingerprint this directory");
     Child c;

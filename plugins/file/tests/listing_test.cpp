@@ -1,10 +1,10 @@
-// Listing text, JSON escaping and diffs. Expected listing lines are Python's
-// json.dumps({"p": p, "k": k, "s": s}, separators=(",", ":")) + "\n" (ensure_ascii on).
+// Listing text and diffs. Expected listing lines are Python's json.dumps({"p": p, "k": k,
+// "s": s}, separators=(",", ":")) + "\n" (ensure_ascii on); the escaper itself is tested in
+// support/src/json_escape_test.cpp.
 #include <doctest/doctest.h>
 
 #include <limits>
 
-#include "json_ascii.hpp"
 #include "listing.hpp"
 #include "support.hpp"
 #include "tether/sdk/error.hpp"
@@ -20,18 +20,6 @@ TEST_CASE("listing lines are byte-identical to Python's json.dumps") {
   CHECK(render_listing({}) == "");
   Rows two{{"a", "k1", 0}, {"b", "k2", 12345678901}};
   CHECK(render_listing(two) == "{\"p\":\"a\",\"k\":\"k1\",\"s\":0}\n{\"p\":\"b\",\"k\":\"k2\",\"s\":12345678901}\n");
-}
-
-TEST_CASE("UTF-8 validation is strict") {
-  CHECK(valid_utf8("plain"));
-  CHECK(valid_utf8("\xc3\xa9\xf0\x9f\x98\x80"));
-  CHECK_FALSE(valid_utf8("\xff"));
-  CHECK_FALSE(valid_utf8("\xc0\xaf"));      // overlong '/'
-  CHECK_FALSE(valid_utf8("\xed\xa0\x80"));  // an encoded surrogate
-  CHECK_FALSE(valid_utf8("\xc3"));          // truncated
-  std::string out;
-  append_json_ascii(out, "a\xff");
-  CHECK(out == "\"a\\udcff\"");  // what Python's surrogateescape would print
 }
 
 TEST_CASE("human sizes follow the reference's _human") {

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -19,10 +18,13 @@
 
 #include "tether/harness.h"
 #include "tether/harness_support.hpp"
+#include "tether/support/git2.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+namespace git2 = tether::support::git2;
+using git2::check;
 using tether::harness::fail;
 using tether::harness::unused;
 
@@ -30,27 +32,7 @@ int put(const nlohmann::json& value, char* out, std::size_t cap, char* err, std:
   return tether::harness::put(value.dump(), out, cap, err, errcap);
 }
 
-struct Git2Init {
-  Git2Init() { git_libgit2_init(); }
-};
-
-void ensure_init() { static Git2Init once; }
-
-void check(int rc, const std::string& what) {
-  if (rc >= 0) return;
-  const git_error* e = git_error_last();
-  throw std::runtime_error(what + ": " + (e && e->message ? e->message : "libgit2 failed"));
-}
-
-template <class T, void (*Free)(T*)>
-struct Free_ {
-  void operator()(T* p) const {
-    if (p) Free(p);
-  }
-};
-template <class T, void (*Free)(T*)>
-using Own = std::unique_ptr<T, Free_<T, Free>>;
-
+void ensure_init() { static git2::Library once; }
 
 std::atomic<unsigned> counter{0};
 
@@ -59,10 +41,10 @@ std::atomic<unsigned> counter{0};
 void commit_file(const fs::path& path, const std::string& branch, const std::string& file, const std::string& text) {
   git_repository* rraw = nullptr;
   check(git_repository_open_ext(&rraw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr), "open " + path.string());
-  Own<git_repository, git_repository_free> repo(rraw);
+  git2::Repository repo(rraw);
   git_signature* sraw = nullptr;
   check(git_signature_now(&sraw, "tether conformance", "conformance@example.invalid"), "signature");
-  Own<git_signature, git_signature_free> sig(sraw);
+  git2::Signature sig(sraw);
 
   std::string ref = "refs/heads/" + branch;
   git_oid parent{};
@@ -70,7 +52,7 @@ void commit_file(const fs::path& path, const std::string& branch, const std::str
   git_reference* hraw = nullptr;
   bool checked_out = false;
   if (git_reference_lookup(&hraw, repo.get(), "HEAD") == 0) {
-    Own<git_reference, git_reference_free> head(hraw);
+    git2::Reference head(hraw);
     checked_out = git_reference_type(head.get()) == GIT_REFERENCE_SYMBOLIC &&
                   ref == git_reference_symbolic_target(head.get()) && !git_repository_is_bare(repo.get());
   }
@@ -80,7 +62,7 @@ void commit_file(const fs::path& path, const std::string& branch, const std::str
     std::ofstream(path / file, std::ios::binary) << text;
     git_index* iraw = nullptr;
     check(git_repository_index(&iraw, repo.get()), "index");
-    Own<git_index, git_index_free> index(iraw);
+    git2::Index index(iraw);
     check(git_index_add_bypath(index.get(), file.c_str()), "add " + file);
     check(git_index_write(index.get()), "write index");
     check(git_index_write_tree(&tree_id, index.get()), "write tree");
@@ -89,13 +71,13 @@ void commit_file(const fs::path& path, const std::string& branch, const std::str
     if (has_parent) {
       git_commit* craw = nullptr;
       check(git_commit_lookup(&craw, repo.get(), &parent), "parent");
-      Own<git_commit, git_commit_free> c(craw);
+      git2::Commit c(craw);
       check(git_commit_tree(&base, c.get()), "parent tree");
     }
-    Own<git_tree, git_tree_free> base_tree(base);
+    git2::Tree base_tree(base);
     git_treebuilder* braw = nullptr;
     check(git_treebuilder_new(&braw, repo.get(), base_tree.get()), "treebuilder");
-    Own<git_treebuilder, git_treebuilder_free> builder(braw);
+    git2::TreeBuilder builder(braw);
     git_oid blob;
     check(git_blob_create_from_buffer(&blob, repo.get(), text.data(), text.size()), "blob");
     check(git_treebuilder_insert(nullptr, builder.get(), file.c_str(), &blob, GIT_FILEMODE_BLOB), "insert");
@@ -103,10 +85,10 @@ void commit_file(const fs::path& path, const std::string& branch, const std::str
   }
   git_tree* traw = nullptr;
   check(git_tree_lookup(&traw, repo.get(), &tree_id), "tree");
-  Own<git_tree, git_tree_free> tree(traw);
+  git2::Tree tree(traw);
   git_commit* praw = nullptr;
   if (has_parent) check(git_commit_lookup(&praw, repo.get(), &parent), "parent");
-  Own<git_commit, git_commit_free> parent_commit(praw);
+  git2::Commit parent_commit(praw);
   const git_commit* parents[] = {parent_commit.get()};
   git_oid id;
   check(git_commit_create(&id, repo.get(), ref.c_str(), sig.get(), sig.get(), nullptr, ("write " + file + "\n").c_str(),
@@ -118,7 +100,7 @@ int new_object(const char* workdir, char* out, std::size_t cap, char* err, std::
   try {
     ensure_init();
     fs::path dir = unused(workdir, "repo-");
-    git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+    auto opts = git2::init_options(git_repository_init_options_init, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
     opts.flags = GIT_REPOSITORY_INIT_MKPATH;
     opts.initial_head = "main";
     git_repository* raw = nullptr;

@@ -6,32 +6,12 @@
 
 namespace tether::git {
 
-std::string last_error_message() {
-  const git_error* e = git_error_last();
-  return e && e->message ? e->message : "";
-}
-
-int check(int rc, const std::string& what) {
-  if (rc >= 0) return rc;
-  std::string msg = last_error_message();
-  throw Git2Error(rc, msg.empty() ? what + " failed" : what + ": " + msg);
-}
-
-Library::Library() { git_libgit2_init(); }
-Library::~Library() { git_libgit2_shutdown(); }
-
 std::optional<Repository> open_repository(const std::string& path) {
   git_repository* raw = nullptr;
   int rc = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
   if (rc == GIT_ENOTFOUND) return std::nullopt;
   check(rc, "cannot open the repository at " + path);
   return Repository(raw);
-}
-
-std::string oid_hex(const git_oid& oid) {
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, &oid);
-  return buf;
 }
 
 std::string short_hex(const git_oid& oid) { return oid_hex(oid).substr(0, 12); }
@@ -103,7 +83,7 @@ std::vector<std::string> reference_names(git_repository* repo, const std::string
   std::vector<std::string> out;
   git_reference_iterator* raw = nullptr;
   check(git_reference_iterator_glob_new(&raw, repo, glob.c_str()), "cannot list " + glob);
-  Handle<git_reference_iterator, git_reference_iterator_free> it(raw);
+  RefIterator it(raw);
   const char* name = nullptr;
   int rc;
   while ((rc = git_reference_next_name(&name, it.get())) == 0) out.emplace_back(name);

@@ -1,71 +1,24 @@
-// git2: the small slice of libgit2 the git backend uses, wrapped in owning handles and one
-// error type. Every handle is a unique_ptr with the matching libgit2 free function, so an
-// exception anywhere releases what was opened. A Repository is opened per call: libgit2
-// objects are not shared between threads.
+// git2: the libgit2 reads the git backend makes, on the owning handles, Git2Error, check()
+// and init_options() of tether/support/git2.hpp (shared with core's git adapter). A
+// Repository is opened per call: libgit2 objects are not shared between threads.
 #pragma once
 
 #include <git2.h>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tether/support/git2.hpp"
+
 namespace tether::git {
 
-// A libgit2 call failed: `code` is its return value (GIT_ENOTFOUND, GIT_EEXISTS, ...), the
-// message names what we were doing and carries libgit2's own reason.
-class Git2Error : public std::runtime_error {
- public:
-  Git2Error(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  int code() const { return code_; }
-
- private:
-  int code_;
-};
-
-// Throws Git2Error("<what>: <libgit2 message>") when rc < 0; returns rc otherwise.
-int check(int rc, const std::string& what);
-// libgit2's message for the last failure on this thread ("" when none).
-std::string last_error_message();
-
-template <class T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const {
-    if (p) Free(p);
-  }
-};
-template <class T, void (*Free)(T*)>
-using Handle = std::unique_ptr<T, Deleter<T, Free>>;
-
-using Repository = Handle<git_repository, git_repository_free>;
-using Reference = Handle<git_reference, git_reference_free>;
-using Object = Handle<git_object, git_object_free>;
-using Commit = Handle<git_commit, git_commit_free>;
-using Tree = Handle<git_tree, git_tree_free>;
-using Index = Handle<git_index, git_index_free>;
-using Signature = Handle<git_signature, git_signature_free>;
-using Diff = Handle<git_diff, git_diff_free>;
-using Patch = Handle<git_patch, git_patch_free>;
-using Revwalk = Handle<git_revwalk, git_revwalk_free>;
-using Config = Handle<git_config, git_config_free>;
-using Worktree = Handle<git_worktree, git_worktree_free>;
-using TreeBuilder = Handle<git_treebuilder, git_treebuilder_free>;
-
-// Keeps libgit2 initialised while alive (libgit2 counts init/shutdown pairs).
-class Library {
- public:
-  Library();
-  ~Library();
-  Library(const Library&) = delete;
-  Library& operator=(const Library&) = delete;
-};
+using namespace support::git2;
 
 // Opens exactly `path` (no search upwards, no GIT_DIR from the environment). nullopt when
 // it is not a repository; Git2Error for other failures (permissions, a corrupt config).
 std::optional<Repository> open_repository(const std::string& path);
 
-std::string oid_hex(const git_oid& oid);
 std::string short_hex(const git_oid& oid);  // the first 12 hex digits
 git_oid oid_from_hex(const std::string& hex);  // 40 hex digits; Git2Error otherwise
 
@@ -108,15 +61,5 @@ std::string summary_line(const git_commit* commit);
 
 // libgit2's signature from the repository's user.name/user.email, else tether's own.
 Signature default_signature(git_repository* repo);
-
-// An options struct at libgit2's defaults, through its init function (the *_INIT macros leave
-// fields to zero-initialisation, which clang's -Wmissing-field-initializers reports):
-// `auto opts = init_options(git_status_options_init, GIT_STATUS_OPTIONS_VERSION);`.
-template <class Options>
-Options init_options(int (*init)(Options*, unsigned int), unsigned int version) {
-  Options o{};
-  init(&o, version);
-  return o;
-}
 
 }  // namespace tether::git

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "landing.hpp"
-#include "tether/vcs/process.hpp"
+#include "tether/support/process.hpp"
 
 namespace tether::git {
 namespace {
@@ -513,7 +513,7 @@ GitBackend::PushResult GitBackend::git_push(const Opened& o, const std::string& 
     return p;
   });
   ScratchGitDir scratch;
-  vcs::ProcessOptions opts;
+  support::ProcessOptions opts;
   opts.unset_env = {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
                     "GIT_NAMESPACE", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG*"};
   opts.set_env = {{"GIT_TERMINAL_PROMPT", "0"}, {"GIT_DIR", scratch.path().string()}, {"GIT_OBJECT_DIRECTORY", objects}};
@@ -525,14 +525,14 @@ GitBackend::PushResult GitBackend::git_push(const Opened& o, const std::string& 
                                   "-c", "protocol.ext.allow=never",
                                   "-C", o.target.path, "push", "--end-of-options", url, refspec};
     try {
-      auto res = vcs::run_process(argv, opts);
+      auto res = support::run_process(argv, opts);
       if (res.ok()) continue;
       std::string msg = res.err;
       while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
       for (auto& c : msg)
         if (c == '\n') c = ' ';
       return {false, msg};
-    } catch (const vcs::ProcessError& e) {
+    } catch (const support::ProcessError& e) {
       return {false, e.what()};
     }
   }

@@ -7,12 +7,12 @@
 
 #include <doctest/doctest.h>
 
-#include "testing/errors.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin.hpp"
 #include "tether/host/proxy.hpp"
-#include "tether/vcs/process.hpp"
-#include "testing/temp_dir.hpp"
+#include "tether/support/process.hpp"
+#include "tether/testing/errors.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 namespace {
 
@@ -28,12 +28,12 @@ constexpr const char* kEmptyRoot = "5a2cfa770badaceb6c6de5171fdf82c871fa40de";
 std::string git(const fs::path& dir, std::vector<std::string> args) {
   std::vector<std::string> argv{"git", "-C", dir.string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  tether::vcs::ProcessOptions opts;
+  tether::support::ProcessOptions opts;
   opts.set_env = {{"GIT_AUTHOR_NAME", "t"},       {"GIT_AUTHOR_EMAIL", "t@example.invalid"},
                   {"GIT_COMMITTER_NAME", "t"},    {"GIT_COMMITTER_EMAIL", "t@example.invalid"},
                   {"GIT_CONFIG_NOSYSTEM", "1"},   {"HOME", dir.string()}};
-  auto r = tether::vcs::run_process(argv, opts);
-  INFO(tether::vcs::join_argv(argv), ": ", r.err);
+  auto r = tether::support::run_process(argv, opts);
+  INFO(tether::support::join_argv(argv), ": ", r.err);
   REQUIRE(r.ok());
   std::string out = r.out;
   while (!out.empty() && out.back() == '\n') out.pop_back();
@@ -43,7 +43,7 @@ std::string git(const fs::path& dir, std::vector<std::string> args) {
 bool git_ok(const fs::path& dir, std::vector<std::string> args) {
   std::vector<std::string> argv{"git", "-C", dir.string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  return tether::vcs::run_process(argv).ok();
+  return tether::support::run_process(argv).ok();
 }
 
 void write(const fs::path& p, const std::string& text) {

@@ -14,7 +14,7 @@
 
 #include "tether/harness.h"
 #include "tether/harness_support.hpp"
-#include "tether/vcs/process.hpp"
+#include "tether/support/process.hpp"
 
 namespace {
 
@@ -34,8 +34,8 @@ void oracle(const std::vector<std::string>& args) {
   if (!node || !script) throw std::runtime_error("TETHER_ICECHUNK_NODE and TETHER_ICECHUNK_ORACLE must name the real-Icechunk runner");
   std::vector<std::string> argv{node, script};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto r = tether::vcs::run_process(argv);
-  if (!r.ok()) throw std::runtime_error(tether::vcs::join_argv(argv) + ": " + r.err);
+  auto r = tether::support::run_process(argv);
+  if (!r.ok()) throw std::runtime_error(tether::support::join_argv(argv) + ": " + r.err);
 }
 
 std::atomic<unsigned> writes{0};

@@ -19,8 +19,8 @@
 #include "ids.hpp"
 #include "repository.hpp"
 #include "writer.hpp"
-#include "testing/temp_dir.hpp"
-#include "tether/vcs/process.hpp"
+#include "tether/support/process.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 using namespace tether::icechunk;
 using nlohmann::json;
@@ -55,7 +55,7 @@ const Oracle& oracle() {
       std::fprintf(stderr, "TETHER_ICECHUNK_NODE / TETHER_ICECHUNK_ORACLE not set: skipped\n");
       std::exit(77);
     }
-    auto probe = tether::vcs::run_process({node, "-e", "process.exit(0)"});
+    auto probe = tether::support::run_process({node, "-e", "process.exit(0)"});
     if (!probe.ok()) {
       std::fprintf(stderr, "the real Icechunk runtime is not usable (%s): skipped; run tests/icechunk/setup-runtime\n",
                    probe.err.c_str());
@@ -69,8 +69,8 @@ const Oracle& oracle() {
 json run(const std::vector<std::string>& args) {
   std::vector<std::string> argv{oracle().node, oracle().script};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto r = tether::vcs::run_process(argv);
-  INFO(tether::vcs::join_argv(argv), ": ", r.err);
+  auto r = tether::support::run_process(argv);
+  INFO(tether::support::join_argv(argv), ": ", r.err);
   REQUIRE(r.ok());
   return json::parse(r.out);
 }
@@ -173,7 +173,7 @@ TEST_CASE("what tether writes, real Icechunk reads and builds on, spec 1 and spe
     CHECK(refs["tags"] == json{{"tether.0a1b2c3d.0123456789abcdef", b.s1}});
     // real Icechunk commits on the branch tether made, and refuses the tag name tether deleted
     std::string s4 = snap(run({"write", b.dir, "tether.ws.0a1b2c3d.work", "4"}));
-    auto reused = tether::vcs::run_process({oracle().node, oracle().script, "tag", b.dir, "t 1!", b.s0});
+    auto reused = tether::support::run_process({oracle().node, oracle().script, "tag", b.dir, "t 1!", b.s0});
     CHECK_FALSE(reused.ok());
     Repository r = Repository::open(b.dir);
     CHECK(r.branch("tether.ws.0a1b2c3d.work") == s4);
@@ -232,7 +232,7 @@ TEST_CASE("real Icechunk committing while tether pins: nothing lost in spec 1; s
     });
     // Spec 2: Icechunk may itself stop with a "branch update conflict" when a rewrite it
     // made was replaced under it; that is part of what is measured, not a test failure.
-    auto res = tether::vcs::run_process({oracle().node, oracle().script, "write-many", b.dir, "feature", "100", "12"});
+    auto res = tether::support::run_process({oracle().node, oracle().script, "write-many", b.dir, "feature", "100", "12"});
     done = true;
     tagger.join();
     if (spec == 2 && !res.ok()) {

@@ -13,8 +13,8 @@
 #include "icechunk_generated.h"
 #include "ids.hpp"
 #include "repository.hpp"
-#include "testing/temp_dir.hpp"
 #include "writer.hpp"
+#include "tether/testing/temp_dir.hpp"
 
 using namespace tether::icechunk;
 namespace fs = std::filesystem;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "tether/model/redact.hpp"
 #include "tether/sdk/error.hpp"
+#include "tether/support/redact.hpp"
 
 namespace tether::neon {
 
@@ -169,7 +169,7 @@ bool has_password(const std::string& uri) {
   return u.colon != std::string::npos && u.colon + 1 < u.at;
 }
 
-std::string redact_password(const std::string& uri) { return model::redact_secrets(uri); }
+std::string redact_password(const std::string& uri) { return support::redact_secrets(uri); }
 
 std::string url_encode(const std::string& s) {
   static const char* hex = "0123456789ABCDEF";

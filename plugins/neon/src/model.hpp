@@ -71,7 +71,7 @@ struct RetryPolicy {
   std::optional<double> delay(long status, std::size_t attempt, const std::optional<std::string>& retry_after) const;
 };
 
-// The URI through model::redact_secrets: the userinfo password and credential query
+// The URI through support::redact_secrets: the userinfo password and credential query
 // parameters become `****`.
 std::string redact_password(const std::string& uri);
 // Whether the URI's userinfo carries a password.

@@ -61,9 +61,6 @@ class WithFailure : public Base, public Failure {
 // The Failure of an error a BackendProxy threw, or nullptr.
 inline const Failure* failure_of(const std::exception& e) { return dynamic_cast<const Failure*>(&e); }
 
-// Canonical JSON as pin ids hash it: sorted keys, "," and ":" separators, UTF-8 unescaped.
-std::string canonical_json(const sdk::Json& value);
-
 class BackendProxy {
  public:
   explicit BackendProxy(std::shared_ptr<Plugin> plugin);

@@ -1,7 +1,7 @@
-// tether/model/json.hpp: the two JSON dumps tether needs and the Python-style renderings that
-// appear in messages. canonical_json is the byte-exact input of every hash
-// (docs/FORMAT.md#canonical-json); pretty_json is the `--json` CLI output (Python's
-// json.dumps(indent=2)).
+// tether/model/json.hpp: bounded JSON parsing, the `--json` CLI output (pretty_json, Python's
+// json.dumps(indent=2)) and the Python-style renderings that appear in messages. The other
+// dump, canonical JSON (the byte-exact input of every hash, docs/FORMAT.md#canonical-json), is
+// support::canonical_json.
 #pragma once
 
 #include <cstddef>
@@ -30,28 +30,15 @@ Json parse_json(std::string_view text, const std::string& source, const JsonLimi
 // bad records (the op log) or fall back to the raw text.
 std::optional<Json> try_parse_json(std::string_view text, const JsonLimits& limits = {}, std::string* why = nullptr);
 
-// Python json.dumps(x, sort_keys=True, ensure_ascii=False, separators=(",", ":")), UTF-8.
-// Keys are sorted by UTF-8 bytes (= code points); floats are Python repr; strings escape only
-// `"`, `\`, and code points below 0x20. Bytes that are not valid UTF-8 pass through untouched.
-std::string canonical_json(const Json& value);
-std::string canonical_json(const OrderedJson& value);
-// Appends `text` as a JSON string literal with canonical_json's escapes (UTF-8 kept as is).
-void append_json_string(std::string& out, std::string_view text);
-
 // Python json.dumps(x, indent=2): ensure_ascii (lower-case \uXXXX, surrogate pairs), `": "`
 // after keys, `,` at line ends, `{}`/`[]` for empty containers. Keys in the container's own
 // order: insertion order for OrderedJson, sorted for Json. No trailing newline.
 std::string pretty_json(const Json& value);
 std::string pretty_json(const OrderedJson& value);
 
-// The value with every string (not object keys) through redact_secrets (model/redact.hpp):
-// for JSON that leaves the process (--json output, op-log entries).
+// The value with every string (not object keys) through support::redact_secrets: for JSON
+// that leaves the process (--json output, op-log entries).
 Json redacted_json(const Json& value);
-
-// Python repr(float): shortest round-trip digits, exponent form when the decimal exponent is
-// < -4 or >= 16 (`1e-05`, `1e+16`), otherwise fixed with at least one decimal (`1.0`).
-// Non-finite values render as `nan`, `inf`, `-inf` (json dumps write NaN/Infinity instead).
-std::string python_float_repr(double value);
 
 // Python repr() of a str: single quotes unless the text has `'` and no `"`; escapes `\\`, the
 // quote, \t \n \r, other control and non-printable characters as \xNN / \uNNNN / \UNNNNNNNN.

@@ -1,11 +1,13 @@
-// model/utf8.hpp (private): a forgiving UTF-8 decoder shared by the JSON writers, repr and key
-// validation. An invalid byte decodes as itself with length 1 and `valid = false`.
+// tether/support/utf8.hpp: one UTF-8 decoder for the JSON writers, Python reprs, key
+// validation, import sources and the file backend's name check. Forgiving by design: an
+// invalid byte decodes as itself with length 1 and `valid = false`, so a caller chooses what to
+// make of it (pass it through, replace it, refuse the text).
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
-namespace tether::model::utf8 {
+namespace tether::support::utf8 {
 
 struct CodePoint {
   uint32_t value;
@@ -34,4 +36,15 @@ inline CodePoint decode(std::string_view s, std::size_t i) {
   return {cp, n, true};
 }
 
-}  // namespace tether::model::utf8
+// Strict UTF-8 throughout (no overlong forms, no surrogates, nothing above U+10FFFF): what
+// Python accepts when it encodes a str to UTF-8.
+inline bool valid(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto cp = decode(s, i);
+    if (!cp.valid) return false;
+    i += cp.length;
+  }
+  return true;
+}
+
+}  // namespace tether::support::utf8

@@ -1,13 +1,13 @@
 // Tests for run_process: output capture, stdin, environment, cwd, failures.
-#include "tether/vcs/process.hpp"
+#include "tether/support/process.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 
-using tether::vcs::ProcessError;
-using tether::vcs::ProcessOptions;
-using tether::vcs::run_process;
+using tether::support::ProcessError;
+using tether::support::ProcessOptions;
+using tether::support::run_process;
 
 TEST_CASE("run_process captures stdout, stderr and the exit code") {
   auto r = run_process({"sh", "-c", "printf out; printf err >&2; exit 3"});

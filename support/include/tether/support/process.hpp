@@ -1,7 +1,7 @@
-// tether/vcs/process.hpp: run a program without a shell and capture what it prints.
+// tether/support/process.hpp: run a program without a shell and capture what it prints.
 //
-// Used by the git adapter for the commands that must go through the user's `git` (commit,
-// switch) and reusable by plugins and tests. argv[0] containing a '/' is run as given,
+// Used by core's git adapter for the commands that must go through the user's `git` (commit,
+// switch), by the git plugin's push, and by tests. argv[0] containing a '/' is run as given,
 // otherwise it is looked up on the caller's PATH. Safe to call from several threads at once.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace tether::vcs {
+namespace tether::support {
 
 // The program could not be started at all (missing executable, bad cwd, no resources).
 // Deliberately not a TetherError: callers turn it into the error type of their layer.
@@ -50,4 +50,4 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 // `argv` joined by spaces, for error messages (no quoting: it is read by people).
 std::string join_argv(const std::vector<std::string>& argv);
 
-}  // namespace tether::vcs
+}  // namespace tether::support

@@ -1,14 +1,14 @@
-// tether/model/redact.hpp: the one place that knows what a credential looks like in text.
+// tether/support/redact.hpp: the one place that knows what a credential looks like in text.
 // Everything that can carry a URL or a DSN out of the process goes through redact_secrets():
-// plugin error and log messages (host), every line the CLI prints, every op-log entry. It
-// stands alone (no JSON, no TOML) so plugins and every core library can link it.
+// plugin error and log messages (host), every line the CLI prints, every op-log entry, and the
+// DuckLake and Neon plugins' own messages. Plain text in, plain text out (no JSON, no TOML).
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace tether::model {
+namespace tether::support {
 
 // What a credential is replaced by.
 inline constexpr std::string_view kRedacted = "****";
@@ -37,4 +37,4 @@ std::vector<std::string> secrets_in(std::string_view text);
 // wherever it appears.
 std::string redact_secrets_of(std::string_view message, std::string_view source);
 
-}  // namespace tether::model
+}  // namespace tether::support

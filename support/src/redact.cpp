@@ -1,12 +1,12 @@
-// model/redact.cpp: finding credentials in free text (URLs, key=value DSNs, query strings,
+// redact.cpp: finding credentials in free text (URLs, key=value DSNs, query strings,
 // Authorization headers) without trusting the text to parse.
-#include "tether/model/redact.hpp"
+#include "tether/support/redact.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 
-namespace tether::model {
+namespace tether::support {
 namespace {
 
 struct Span {
@@ -183,4 +183,4 @@ std::string redact_secrets_of(std::string_view message, std::string_view source)
   return out;
 }
 
-}  // namespace tether::model
+}  // namespace tether::support

@@ -1,4 +1,4 @@
-// core/src/testing/temp_dir.hpp (tests only): a scratch directory made with mkdtemp and
+// tether/testing/temp_dir.hpp (tests only): a scratch directory made with mkdtemp and
 // removed at scope exit, with helpers to make directories and files inside it.
 #pragma once
 

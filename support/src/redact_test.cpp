@@ -1,10 +1,10 @@
-// Tests of model/redact: credentials in every spelling tether may print or store, and the
+// Tests of support/redact: credentials in every spelling tether may print or store, and the
 // look-alikes that must stay.
 #include <doctest/doctest.h>
 
-#include "tether/model/redact.hpp"
+#include "tether/support/redact.hpp"
 
-using namespace tether::model;
+using namespace tether::support;
 
 TEST_CASE("URL userinfo") {
   CHECK(redact_secrets("pin was not pushed to https://alice:ghp_TOKEN123@git.example/x.git: denied") ==

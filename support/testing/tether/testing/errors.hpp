@@ -1,4 +1,4 @@
-// core/src/testing/errors.hpp (tests only): checking what an error says.
+// tether/testing/errors.hpp (tests only): checking what an error says.
 #pragma once
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // process.cpp: posix_spawn with three pipes, drained with poll() so neither side can block
 // the other however much the child prints or reads.
-#include "tether/vcs/process.hpp"
+#include "tether/support/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 
 extern char** environ;
 
-namespace tether::vcs {
+namespace tether::support {
 namespace {
 
 // Closes the descriptors it holds on every exit path.
@@ -234,4 +234,4 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   return result;
 }
 
-}  // namespace tether::vcs
+}  // namespace tether::support
