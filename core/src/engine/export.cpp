@@ -50,62 +50,84 @@ struct ObjectCells {
 
 }  // namespace
 
-registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
-  registry::Bundle b;
-  b.exported_at = model::now_iso_utc_seconds();
-  b.head = vcs_->head().value_or("");
+// Building the bundle, table by table: the commits to export, then per distinct tree and
+// manifest text the `objects` rows (each made once), then commits / commit_parents /
+// objects, object_states, refs, and the opt-in listings and workspace tables, and
+// tether_meta.
+struct Repo::Exporter {
+  struct TreeRows {
+    std::vector<std::shared_ptr<const ObjectCells>> objects;  // sorted by key
+    std::string manifest_hash;
+  };
 
-  // ---- which commits ----
+  Repo& repo;
+  const ExportOptions& opt;
+  registry::Bundle b;
   std::vector<vcs::CommitInfo> commits;
-  {
+  std::unordered_map<std::string, std::size_t> index;  // commit id -> position in `commits`
+  std::string dir;                                      // .tether/objects in the VCS
+  std::unordered_map<std::string, std::optional<Json>> identity_of;  // canonical [kind, locator]
+  std::unordered_map<std::string_view, std::shared_ptr<const ObjectCells>> by_text;
+  std::unordered_map<const vcs::FileMap*, std::shared_ptr<const TreeRows>> by_tree;
+  std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;  // by_text's keys point into them
+  std::vector<std::shared_ptr<const TreeRows>> rows_of;         // per commit
+  std::vector<Cell> committed_at;                               // per commit
+
+  Exporter(Repo& r, const ExportOptions& o) : repo(r), opt(o) {}
+
+  registry::Bundle run() {
+    b.exported_at = model::now_iso_utc_seconds();
+    b.head = repo.vcs_->head().value_or("");
+    dir = repo.vcs_path(".tether/objects");
+    select_commits();
+    add_commits();
+    add_object_states();
+    add_refs();
+    if (opt.listings) add_listings();
+    if (opt.workspace) add_workspace();
+    add_meta();
+    return std::move(b);
+  }
+
+  // The exported commits: --rev's, else HEAD (without all_history), else every reachable one.
+  void select_commits() {
     std::unordered_set<std::string> seen;
     auto add_rev = [&](const std::string& rev) {
       vcs::HistoryQuery q;
-      q.rev = vcs_->resolve(rev);
+      q.rev = repo.vcs_->resolve(rev);
       q.limit = 1;
-      for (auto& c : vcs_->history(q))
+      for (auto& c : repo.vcs_->history(q))
         if (seen.insert(c.id).second) commits.push_back(std::move(c));
     };
     if (!opt.revs.empty()) {
       for (const auto& r : opt.revs) add_rev(r);
     } else if (!opt.all_history) {
       if (!b.head.empty()) add_rev(b.head);
-    } else if (b.head.empty() && vcs_->branches().empty()) {
+    } else if (b.head.empty() && repo.vcs_->branches().empty()) {
       // an unborn repository: nothing to walk
     } else {
       vcs::HistoryQuery q;
       q.all = true;
-      commits = vcs_->history(q);
+      commits = repo.vcs_->history(q);
     }
+    for (std::size_t i = 0; i < commits.size(); ++i) index.emplace(commits[i].id, i);
   }
-  std::unordered_map<std::string, std::size_t> index;  // commit id -> position in `commits`
-  for (std::size_t i = 0; i < commits.size(); ++i) index.emplace(commits[i].id, i);
 
-  // ---- per distinct manifest text and tree ----
-  const std::string dir = vcs_path(".tether/objects");
-  std::unordered_map<std::string, std::optional<Json>> identity_of;  // canonical [kind, locator]
-  std::unordered_map<std::string_view, std::shared_ptr<const ObjectCells>> by_text;
-  struct TreeRows {
-    std::vector<std::shared_ptr<const ObjectCells>> objects;  // sorted by key
-    std::string manifest_hash;
-  };
-  std::unordered_map<const vcs::FileMap*, std::shared_ptr<const TreeRows>> by_tree;
-  std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;  // by_text's keys point into them
-
-  auto identity = [&](const model::ObjectManifest& m) -> const std::optional<Json>& {
+  // An object's identity, asked once per (kind, locator); null when its backend is not
+  // installed here or refuses the locator.
+  const std::optional<Json>& identity(const model::ObjectManifest& m) {
     std::string sig = support::canonical_json(Json::array({m.kind, m.locator}));
     auto it = identity_of.find(sig);
     if (it != identity_of.end()) return it->second;
     std::optional<Json> id;
     try {
-      id = backend(m.kind).identity(m.locator, m.key);
+      id = repo.backend(m.kind).identity(m.locator, m.key);
     } catch (const std::exception&) {
-      // the backend is not installed here or refuses the locator: identity unknown (null)
     }
     return identity_of.emplace(std::move(sig), std::move(id)).first->second;
-  };
+  }
 
-  auto object_cells = [&](const model::ObjectManifest& m) {
+  std::shared_ptr<const ObjectCells> object_cells(const model::ObjectManifest& m) {
     auto oc = std::make_shared<ObjectCells>();
     oc->key = m.key;
     oc->kind = m.kind;
@@ -126,7 +148,7 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
       Json content = *m.state;
       if (id) {
         try {
-          content = backend(m.kind).content_state(*m.state);
+          content = repo.backend(m.kind).content_state(*m.state);
           oc->listing = model::listing_name(m.kind, *id, content);
         } catch (const std::exception&) {
           content = *m.state;
@@ -155,11 +177,12 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
                  pin_ref,
                  Cell::boolean(m.recoverable),
                  b.text_or_null(m.captured_at)};
-    return std::shared_ptr<const ObjectCells>(std::move(oc));
-  };
+    return oc;
+  }
 
-  auto tree_rows = [&](const std::string& commit) -> std::shared_ptr<const TreeRows> {
-    auto files = vcs_->manifests_at(commit, dir);
+  // A commit's `objects` rows and manifest hash, made once per distinct tree.
+  std::shared_ptr<const TreeRows> tree_rows(const std::string& commit) {
+    auto files = repo.vcs_->manifests_at(commit, dir);
     auto known = by_tree.find(files.get());
     if (known != by_tree.end()) return known->second;
     keep_files.push_back(files);
@@ -183,36 +206,38 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
     rows->manifest_hash = model::framed_blake2b(parts, 32);
     by_tree.emplace(files.get(), rows);
     return rows;
-  };
-
-  // ---- commits, commit_parents, objects ----
-  auto& t_commits = b["commits"];
-  auto& t_parents = b["commit_parents"];
-  auto& t_objects = b["objects"];
-  t_commits.reserve(commits.size());
-  std::vector<std::shared_ptr<const TreeRows>> rows_of(commits.size());
-  std::vector<Cell> committed_at(commits.size());
-  std::size_t done = 0;
-  for (std::size_t i = 0; i < commits.size(); ++i) {
-    const auto& c = commits[i];
-    rows_of[i] = tree_rows(c.id);
-    Cell id = b.text(c.id);
-    committed_at[i] = b.text(iso_of(c.time));
-    t_commits.add_row({id, Cell::null(), b.text(c.author_name), b.text(c.author_email), b.text(iso_of(c.author_time)),
-                       committed_at[i], b.text(c.message), b.text(rows_of[i]->manifest_hash)});
-    for (std::size_t p = 0; p < c.parents.size(); ++p)
-      t_parents.add_row({id, b.text(c.parents[p]), Cell::integer(static_cast<std::int64_t>(p))});
-    std::array<Cell, 15> row;
-    row[0] = id;
-    for (const auto& o : rows_of[i]->objects) {
-      std::copy(o->cells.begin(), o->cells.end(), row.begin() + 1);
-      t_objects.add_row(row);
-    }
-    if (opt.progress) opt.progress(++done, commits.size());
   }
 
-  // ---- object_states: the first commit by (ancestry depth, committed_at, commit_id) ----
-  {
+  // commits, commit_parents, objects.
+  void add_commits() {
+    auto& t_commits = b["commits"];
+    auto& t_parents = b["commit_parents"];
+    auto& t_objects = b["objects"];
+    t_commits.reserve(commits.size());
+    rows_of.resize(commits.size());
+    committed_at.resize(commits.size());
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < commits.size(); ++i) {
+      const auto& c = commits[i];
+      rows_of[i] = tree_rows(c.id);
+      Cell id = b.text(c.id);
+      committed_at[i] = b.text(iso_of(c.time));
+      t_commits.add_row({id, Cell::null(), b.text(c.author_name), b.text(c.author_email), b.text(iso_of(c.author_time)),
+                         committed_at[i], b.text(c.message), b.text(rows_of[i]->manifest_hash)});
+      for (std::size_t p = 0; p < c.parents.size(); ++p)
+        t_parents.add_row({id, b.text(c.parents[p]), Cell::integer(static_cast<std::int64_t>(p))});
+      std::array<Cell, 15> row;
+      row[0] = id;
+      for (const auto& o : rows_of[i]->objects) {
+        std::copy(o->cells.begin(), o->cells.end(), row.begin() + 1);
+        t_objects.add_row(row);
+      }
+      if (opt.progress) opt.progress(++done, commits.size());
+    }
+  }
+
+  // Each commit's ancestry depth within the exported commits.
+  std::vector<std::size_t> depths() const {
     // History comes children first, so walking it backwards visits parents first.
     std::vector<std::size_t> depth(commits.size(), 0);
     for (std::size_t n = commits.size(); n-- > 0;) {
@@ -235,6 +260,13 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
           }
       }
     }
+    return depth;
+  }
+
+  // object_states: each distinct state once, at the first commit by (ancestry depth,
+  // committed_at, commit_id) that records it.
+  void add_object_states() {
+    const auto depth = depths();
     std::vector<std::size_t> order(commits.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
@@ -249,7 +281,6 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
     };
     // (kind, has identity, identity_hash, state_hash) sorts nulls first, as SQL would not care.
     std::map<std::tuple<std::string, bool, std::string, std::string>, StateRow> states;
-    std::unordered_set<const TreeRows*> seen_trees;
     for (std::size_t i : order) {
       for (const auto& o : rows_of[i]->objects) {
         if (!o->has_state) continue;
@@ -266,53 +297,60 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
     }
   }
 
-  // ---- refs: only those naming an exported commit ----
-  {
+  // refs: only those naming an exported commit.
+  void add_refs() {
     auto& t = b["refs"];
-    for (const auto& [name, id] : vcs_->branches())
+    for (const auto& [name, id] : repo.vcs_->branches())
       if (index.contains(id)) t.add_row({b.text(name), b.text("branch"), b.text(id)});
-    for (const auto& [name, id] : vcs_->tags())
+    for (const auto& [name, id] : repo.vcs_->tags())
       if (index.contains(id)) t.add_row({b.text(name), b.text("tag"), b.text(id)});
     if (!b.head.empty() && index.contains(b.head)) t.add_row({b.text("HEAD"), b.text("head"), b.text(b.head)});
   }
 
-  // ---- listings (opt-in): the working tree's copies of the listings the states name ----
-  if (opt.listings) {
+  // listings and listing_entries (opt-in): the working tree's copies of the listings the
+  // exported states name.
+  void add_listings() {
     std::map<std::string, const ObjectCells*> owner;  // listing name -> the first state naming it
     for (const auto& rows : rows_of)
       for (const auto& o : rows->objects)
         if (o->listing) owner.try_emplace(*o->listing, o.get());
     auto& t_list = b["listings"];
-    auto& t_entries = b["listing_entries"];
     for (const auto& [name, o] : owner) {
-      auto text = read_listing(name, std::nullopt);
+      auto text = repo.read_listing(name, std::nullopt);
       if (!text) continue;
-      std::int64_t count = 0;
-      std::size_t start = 0;
-      while (start < text->size()) {
-        std::size_t end = text->find('\n', start);
-        if (end == std::string::npos) end = text->size();
-        std::string_view line(text->data() + start, end - start);
-        start = end + 1;
-        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-        std::string why;
-        auto parsed = model::try_parse_json(line, {}, &why);  // a listing line is one small document
-        if (!parsed) throw TetherError(".tether/listings/" + name + ": not a listing line: " + why);
-        Json e = std::move(*parsed);
-        if (!e.is_object()) throw TetherError(".tether/listings/" + name + ": a listing line is not a JSON object");
-        std::string path = str_of(e, "p");
-        std::string token = e.contains("k") && e["k"].is_string() ? e["k"].get<std::string>() : std::string();
-        std::int64_t size = e.contains("s") && e["s"].is_number_integer() ? e["s"].get<std::int64_t>() : 0;
-        t_entries.add_row({b.text(name), b.text(path), token.empty() ? Cell::null() : b.text(token), Cell::integer(size)});
-        ++count;
-      }
+      const std::int64_t count = add_listing_entries(name, *text);
       t_list.add_row({b.text(name), b.text(o->kind), b.text(o->identity_hash), b.text(o->state_hash), Cell::integer(count)});
     }
   }
 
-  // ---- workspace (opt-in) ----
-  if (opt.workspace) {
-    const auto& ws = *workspace_;
+  // One listing's lines as listing_entries rows; returns how many.
+  std::int64_t add_listing_entries(const std::string& name, const std::string& text) {
+    auto& t_entries = b["listing_entries"];
+    std::int64_t count = 0;
+    std::size_t start = 0;
+    while (start < text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string_view line(text.data() + start, end - start);
+      start = end + 1;
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      std::string why;
+      auto parsed = model::try_parse_json(line, {}, &why);  // a listing line is one small document
+      if (!parsed) throw TetherError(".tether/listings/" + name + ": not a listing line: " + why);
+      Json e = std::move(*parsed);
+      if (!e.is_object()) throw TetherError(".tether/listings/" + name + ": a listing line is not a JSON object");
+      std::string path = str_of(e, "p");
+      std::string token = e.contains("k") && e["k"].is_string() ? e["k"].get<std::string>() : std::string();
+      std::int64_t size = e.contains("s") && e["s"].is_number_integer() ? e["s"].get<std::int64_t>() : 0;
+      t_entries.add_row({b.text(name), b.text(path), token.empty() ? Cell::null() : b.text(token), Cell::integer(size)});
+      ++count;
+    }
+    return count;
+  }
+
+  // workspace (opt-in): this checkout's working refs and baselines.
+  void add_workspace() {
+    const auto& ws = *repo.workspace_;
     std::set<std::string> keys;
     for (const auto& [k, v] : ws.working_refs) keys.insert(k);
     for (const auto& [k, v] : ws.last_snapshot) keys.insert(k);
@@ -328,14 +366,16 @@ registry::Bundle Repo::export_bundle(const ExportOptions& opt) {
     }
   }
 
-  // ---- tether_meta ----
-  auto& meta = b["tether_meta"];
-  meta.add_row({b.text("schema_version"), b.text(std::to_string(registry::kSchemaVersion))});
-  meta.add_row({b.text("exported_at"), b.text(b.exported_at)});
-  meta.add_row({b.text("head"), b.text(b.head)});
-  meta.add_row({b.text("vcs"), b.text(vcs_->kind())});
-  meta.add_row({b.text("tether_version"), b.text(TETHER_VERSION)});
-  return b;
-}
+  void add_meta() {
+    auto& meta = b["tether_meta"];
+    meta.add_row({b.text("schema_version"), b.text(std::to_string(registry::kSchemaVersion))});
+    meta.add_row({b.text("exported_at"), b.text(b.exported_at)});
+    meta.add_row({b.text("head"), b.text(b.head)});
+    meta.add_row({b.text("vcs"), b.text(repo.vcs_->kind())});
+    meta.add_row({b.text("tether_version"), b.text(TETHER_VERSION)});
+  }
+};
+
+registry::Bundle Repo::export_bundle(const ExportOptions& opt) { return Exporter(*this, opt).run(); }
 
 }  // namespace tether::engine

@@ -429,6 +429,7 @@ class Repo {
   // stage) in gc.cpp.
   struct GcScope;
   struct GcPlanner;
+  struct Exporter;  // export.cpp: the registry tables, table by table
   Plan plan_gc(const GcOptions& options, const GcScope& scope);
   GcReport apply_gc(const Plan& plan, const std::optional<std::string>& parent);
   // "<kind>|<ref namespace>": the store a manifest's pins and branches live in ("" if unknown).
