@@ -1,4 +1,4 @@
-// core/cli/status.cpp: `tether status` and `tether snapshot`.
+// core/cli/status.cpp: `tether status`: each object against its committed state.
 #include <chrono>
 #include <ctime>
 
@@ -7,7 +7,6 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
-#include "tether/model/json.hpp"
 
 namespace tether::cli {
 
@@ -92,23 +91,6 @@ int run_status(const Global& g, const StatusOptions& o) {
   for (const auto& ob : r.objects)
     if (ob.error) error_line(*ob.error);
   return r.has_error() ? 1 : 0;
-}
-
-int run_snapshot(const Global& g, const SnapshotOptions&) {
-  auto repo = open_repo();
-  Progress progress("fingerprinting", !g.json);
-  auto r = repo->snapshot(progress.callback());
-  progress.finish();
-  if (g.json) {
-    // {key: state}, as the reference; objects that failed are reported on stderr.
-    nlohmann::json states = nlohmann::json::object();
-    for (const auto& [k, s] : r.states) states[k] = s;
-    print_json(states);
-  } else {
-    for (const auto& [k, s] : r.states) out("  " + k + ": " + model::py_repr(s));
-  }
-  for (const auto& [k, e] : r.errors) error_line(e);
-  return r.errors.empty() ? 0 : 1;
 }
 
 }  // namespace tether::cli
