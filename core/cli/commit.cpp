@@ -12,9 +12,8 @@ int run_commit(const Global& g, const CommitOptions& o) {
   if ((!o.message || o.message->empty()) && !o.plan.from_plan) throw ConfigError("a message is required: -m/--message");
   auto repo = open_repo();
   engine::CommitOptions opt;
-  opt.message = o.message.value_or("");
+  opt.message = o.message.value_or("");  // with --from-plan, -m overrides the saved message
   set_plan_options(opt, o.plan, "commit");
-  if (opt.saved && o.message) opt.saved->context["message"] = *o.message;  // -m overrides the saved message
   opt.strict = o.strict;
   opt.no_vcs = o.no_vcs;
   opt.no_snapshot = o.no_snapshot;

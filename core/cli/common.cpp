@@ -70,4 +70,41 @@ void print_table_counts(const std::vector<std::pair<std::string, std::size_t>>& 
   for (const auto& [t, n] : counts) out("  " + ljust(t, w) + "  " + rjust(std::to_string(n), 7) + " row(s)");
 }
 
+void print_failed(const std::map<std::string, std::string>& failed) {
+  for (const auto& [what, why] : failed) error_line(what + ": " + why);
+}
+
+void print_gc_report(const engine::GcReport& r) {
+  auto count = [](const std::map<std::string, std::vector<std::string>>& m) {
+    std::size_t n = 0;
+    for (const auto& [k, v] : m) n += v.size();
+    return n;
+  };
+  out("unpinned " + std::to_string(count(r.unpinned)) + " pin(s)");
+  for (const auto& [kind, ids] : r.unpinned)
+    for (const auto& id : ids) out("  " + kind + ": " + id);
+  if (std::size_t n = count(r.kept_pins)) {
+    out(yellow("kept " + std::to_string(n) + " unreferenced pin(s) this clone did not create (--release-foreign releases)"));
+    for (const auto& [kind, ids] : r.kept_pins)
+      for (const auto& id : ids) out("  " + kind + ": " + id);
+  }
+  if (std::size_t n = count(r.deleted_working_refs)) {
+    out("deleted " + std::to_string(n) + " working branch(es)");
+    for (const auto& [key, refs] : r.deleted_working_refs)
+      for (const auto& ref : refs) out("  " + key + ": " + ref);
+  }
+  if (std::size_t n = count(r.kept_working_refs)) {
+    out(yellow("kept " + std::to_string(n) + " working branch(es) holding unpinned data (--force-prune deletes)"));
+    for (const auto& [key, refs] : r.kept_working_refs)
+      for (const auto& ref : refs) out("  " + key + ": " + ref);
+  }
+  if (std::size_t n = count(r.forgotten_working_refs)) out("forgot " + std::to_string(n) + " working ref(s) of removed object(s)");
+  if (!r.deleted_listings.empty()) out("deleted " + std::to_string(r.deleted_listings.size()) + " orphan listing(s)");
+}
+
+int gc_exit(const engine::GcReport& r) {
+  if (r.failed.empty()) return 0;
+  return r.wrote_anything() ? kExitPartial : kExitFailure;
+}
+
 }  // namespace tether::cli

@@ -1,7 +1,9 @@
-// core/cli/common.hpp: what every command file shares: opening the dataset from the current
-// directory (printing its warnings) and small text helpers.
+// core/cli/common.hpp: what the command files share: opening the dataset from the current
+// directory (printing its warnings), the plan flags, small text helpers, and the renderings
+// more than one command prints (a plan, table row counts, gc's report).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,5 +36,12 @@ void set_plan_options(EngineOptions& opt, const PlanFlags& flags, const std::str
   opt.saved = load_saved_plan(flags, command);
   opt.dry_run = flags.dry_run || flags.plan_file.has_value();
 }
+
+// gc's text report (docs/cli.md, `tether gc`): printed by gc, abandon --gc and drop.
+void print_gc_report(const engine::GcReport& r);
+// What did not happen (a store that cannot be listed, ...): stderr, one `error:` line each.
+void print_failed(const std::map<std::string, std::string>& failed);
+// Exit status of an applied gc: 3 when part failed and something applied, 1 when nothing did.
+int gc_exit(const engine::GcReport& r);
 
 }  // namespace tether::cli

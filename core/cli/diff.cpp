@@ -1,4 +1,6 @@
-// core/cli/diff.cpp: `tether diff` and `tether verify`.
+// core/cli/diff.cpp: `tether diff`: manifests of two revisions compared.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
@@ -47,35 +49,6 @@ int run_diff(const Global& g, const DiffOptions& o) {
       out(std::string(14, ' ') + "... " + std::to_string(e.detail->entries.size() - shown) + " more (use --limit)");
   }
   return 0;
-}
-
-int run_verify(const Global& g, const VerifyOptions& o) {
-  auto repo = open_repo();
-  engine::VerifyOptions opt;
-  opt.rev = o.rev;
-  opt.all_history = o.all_history;
-  opt.deep = o.deep;
-  Progress progress("verifying", !g.json);
-  opt.progress = progress.callback();
-  auto result = repo->verify(opt);
-  progress.finish();
-  const auto& entries = result.entries;
-  bool all_ok = result.ok();
-  if (g.json) {
-    nlohmann::json obj = nlohmann::json::object();
-    for (const auto& e : entries) obj[e.label] = {{"status", e.status}, {"message", e.message}};
-    print_json(obj);
-    return all_ok ? 0 : 1;
-  }
-  if (entries.empty() && result.skipped_observed > 0)
-    out("  nothing to verify: the history holds " + std::to_string(result.skipped_observed) +
-        " Observed record(s), which promise no state to check (only pinned or recoverable states are verified)");
-  else if (entries.empty()) out("  nothing to verify: no committed states");
-  for (const auto& e : entries) {
-    std::string line = "  " + rjust(e.status, 8) + "  " + e.label + (e.message.empty() ? "" : "  " + e.message);
-    out(e.status == "ok" ? green(line) : red(line));
-  }
-  return all_ok ? 0 : 1;
 }
 
 }  // namespace tether::cli

@@ -1,5 +1,6 @@
-// core/cli/options.hpp: the parsed command line of every command, as plain structs. Only
-// main.cpp sees CLI11; each command's file sees these structs and the engine.
+// core/cli/options.hpp: the parsed command line of every command, as plain structs, and the
+// run_<command> each core/cli/<command>.cpp defines. Only main.cpp sees CLI11; each command's
+// file sees these structs and the engine.
 #pragma once
 
 #include <optional>
@@ -84,7 +85,7 @@ struct LogOptions {
   int limit = 20;
 };
 
-// gc, abandon, drop, forget-workspace (core/cli/gc.cpp).
+// Reclaiming storage: gc, abandon, drop, forget-workspace.
 struct GcOptions {
   bool no_dry_run = false;
   bool prune_bookmarks = false, prune_workspaces = false, force_prune = false, release_foreign = false, listings = false;
@@ -106,7 +107,7 @@ struct ForgetWorkspaceOptions {
   std::optional<std::string> workspace;
   PlanFlags plan;
 };
-// ops, undo, repair (cli/ops.cpp)
+// The operation log: ops, undo, repair.
 struct OpsOptions { int limit = 20; };
 struct UndoOptions {
   std::optional<std::string> op_id;
@@ -126,14 +127,14 @@ struct ExportOptions {
   bool listings = false, workspace = false, append = false, force = false;
 };
 
-// import (cli/import.cpp), experimental
+// import (experimental)
 struct ImportOptions {
   std::string source;
   std::optional<std::string> table, query;
   bool sync = false;
   PlanFlags plan;
 };
-// publish (cli/publish.cpp; experimental)
+// publish (experimental)
 struct PublishOptions {
   std::optional<std::string> to;  // DSN; else $TETHER_PUBLISH_DSN
   std::string schema = "tether";

@@ -9,61 +9,36 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
-#include "tether/errors.hpp"
-#include "tether/model/fsutil.hpp"
-#include "tether/registry/publish.hpp"
+#include "tether/engine/publish.hpp"
 
 namespace tether::cli {
 
-namespace {
-
-engine::Plan publish_plan(const registry::PublishReport& r, const std::string& head) {
-  engine::Plan plan;
-  plan.command = "publish";
-  plan.created_at = model::now_iso_utc_seconds();
-  plan.context = {{"schema", r.schema}, {"head", head}};
-  for (const auto& [table, n] : r.upserted)
-    if (n > 0) plan.actions.push_back({"upsert", "", "", r.schema + "." + table, std::to_string(n) + " row(s)", {}});
-  if (r.skipped_commits > 0) plan.notes.push_back(std::to_string(r.skipped_commits) + " commit(s) already published");
-  return plan;
-}
-
-}  // namespace
-
 int run_publish(const Global& g, const PublishOptions& o) {
   registry_note(g);
-  registry::PublishOptions popt;
-  if (o.to) popt.dsn = *o.to;
-  else if (const char* env = std::getenv("TETHER_PUBLISH_DSN")) popt.dsn = env;
-  if (popt.dsn.empty()) throw ConfigError("a Postgres DSN is required: --to or $TETHER_PUBLISH_DSN");
-  registry::validate_identifier(o.schema);  // before the history walk, which can be long
-  popt.schema = o.schema;
-  popt.dry_run = o.dry_run;
+  engine::PublishOptions opt;
+  if (o.to) opt.dsn = *o.to;
+  else if (const char* env = std::getenv("TETHER_PUBLISH_DSN")) opt.dsn = env;
+  opt.schema = o.schema;
+  opt.revs = o.revs;
+  opt.listings = o.listings;
+  opt.dry_run = o.dry_run;
+  engine::check_publish_options(opt);  // before the history walk, which can be long
 
   auto repo = open_repo();
-  engine::ExportOptions eopt;
-  eopt.revs = o.revs;
-  eopt.listings = o.listings;
-  Progress reading("reading history", !g.json);
-  eopt.progress = reading.callback();
-  registry::Bundle bundle = repo->export_bundle(eopt);
+  Progress reading("reading history", !g.json), writing("publishing rows", !g.json);
+  opt.reading = reading.callback();
+  opt.writing = writing.callback();
+  engine::PublishResult r = engine::publish(*repo, opt);
   reading.finish();
-
-  Progress writing("publishing rows", !g.json);
-  popt.progress = writing.callback();
-  registry::PublishReport r = registry::publish(bundle, popt);
   writing.finish();
 
-  if (o.dry_run) {
-    engine::Plan plan = publish_plan(r, bundle.head);
-    if (g.json) print_json(plan.to_json());
-    else out(render_plan(plan));
+  if (r.dry_run) {
+    if (g.json) print_json(r.plan.to_json());
+    else out(render_plan(r.plan));
     return 0;
   }
   if (g.json) {
-    nlohmann::json upserted = nlohmann::json::object();
-    for (const auto& [table, n] : r.upserted) upserted[table] = n;
-    print_json({{"schema", r.schema}, {"head", bundle.head.empty() ? nlohmann::json(nullptr) : nlohmann::json(bundle.head)}, {"upserted", upserted}, {"skipped_commits", r.skipped_commits}});
+    print_json(r.to_json());
     return 0;
   }
   out("published " + std::to_string(r.total()) + " row(s) to schema '" + r.schema + "' (" +

@@ -1,4 +1,4 @@
-// core/cli/status.cpp: `tether status` and `tether snapshot`.
+// core/cli/status.cpp: `tether status`: each object against its committed state.
 #include <chrono>
 #include <ctime>
 
@@ -7,7 +7,6 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
-#include "tether/model/json.hpp"
 
 namespace tether::cli {
 
@@ -27,6 +26,34 @@ std::string age(const std::optional<std::string>& iso) {
   return std::to_string(s / 86400) + "d ago";
 }
 
+// `tether status --json` (docs/cli.md).
+void print_status_json(const engine::StatusReport& r) {
+  auto objects = nlohmann::json::array();
+  for (const auto& ob : r.objects)
+    objects.push_back({{"key", ob.key},
+                       {"kind", ob.kind},
+                       {"tier", ob.tier},
+                       {"status", ob.label},
+                       {"state", ob.state ? *ob.state : nlohmann::json(nullptr)},
+                       {"pinned", ob.pinned},
+                       {"recoverable", ob.recoverable},
+                       {"origin", ob.origin.value_or("adopted")},
+                       {"verify", ob.verify ? nlohmann::json(*ob.verify) : nlohmann::json(nullptr)},
+                       {"error", ob.error ? nlohmann::json(*ob.error) : nlohmann::json(nullptr)}});
+  print_json({{"manifest_hash", r.manifest_hash},
+              {"stale", !r.stale_keys.empty()},
+              {"stale_keys", r.stale_keys},
+              {"fresh", r.fresh},
+              {"snapshot_at", r.snapshot_at ? nlohmann::json(*r.snapshot_at) : nlohmann::json(nullptr)},
+              {"bookmark", r.bookmark ? nlohmann::json(*r.bookmark) : nlohmann::json(nullptr)},
+              {"trunk", r.trunk},
+              // Bookmark and VCS drift checks (docs/concepts.md, docs/cli.md `tether ops`)
+              // come with `new` and `undo`; until then there is never any to report.
+              {"bookmark_drift", r.bookmark_drift},
+              {"vcs_drift", nlohmann::json::array()},
+              {"objects", objects}});
+}
+
 }  // namespace
 
 int run_status(const Global& g, const StatusOptions& o) {
@@ -35,30 +62,7 @@ int run_status(const Global& g, const StatusOptions& o) {
   auto r = repo->status(o.snapshot, progress.callback());
   progress.finish();
   if (g.json) {
-    auto objects = nlohmann::json::array();
-    for (const auto& ob : r.objects)
-      objects.push_back({{"key", ob.key},
-                         {"kind", ob.kind},
-                         {"tier", ob.tier},
-                         {"status", ob.label},
-                         {"state", ob.state ? *ob.state : nlohmann::json(nullptr)},
-                         {"pinned", ob.pinned},
-                         {"recoverable", ob.recoverable},
-                         {"origin", ob.origin.value_or("adopted")},
-                         {"verify", ob.verify ? nlohmann::json(*ob.verify) : nlohmann::json(nullptr)},
-                         {"error", ob.error ? nlohmann::json(*ob.error) : nlohmann::json(nullptr)}});
-    print_json({{"manifest_hash", r.manifest_hash},
-                {"stale", !r.stale_keys.empty()},
-                {"stale_keys", r.stale_keys},
-                {"fresh", r.fresh},
-                {"snapshot_at", r.snapshot_at ? nlohmann::json(*r.snapshot_at) : nlohmann::json(nullptr)},
-                {"bookmark", r.bookmark ? nlohmann::json(*r.bookmark) : nlohmann::json(nullptr)},
-                {"trunk", r.trunk},
-                // Bookmark and VCS drift checks (docs/concepts.md, docs/cli.md `tether ops`)
-                // come with `new` and `undo`; until then there is never any to report.
-                {"bookmark_drift", r.bookmark_drift},
-                {"vcs_drift", nlohmann::json::array()},
-                {"objects", objects}});
+    print_status_json(r);
     return r.has_error() ? 1 : 0;
   }
   std::string where;
@@ -92,23 +96,6 @@ int run_status(const Global& g, const StatusOptions& o) {
   for (const auto& ob : r.objects)
     if (ob.error) error_line(*ob.error);
   return r.has_error() ? 1 : 0;
-}
-
-int run_snapshot(const Global& g, const SnapshotOptions&) {
-  auto repo = open_repo();
-  Progress progress("fingerprinting", !g.json);
-  auto r = repo->snapshot(progress.callback());
-  progress.finish();
-  if (g.json) {
-    // {key: state}, as the reference; objects that failed are reported on stderr.
-    nlohmann::json states = nlohmann::json::object();
-    for (const auto& [k, s] : r.states) states[k] = s;
-    print_json(states);
-  } else {
-    for (const auto& [k, s] : r.states) out("  " + k + ": " + model::py_repr(s));
-  }
-  for (const auto& [k, e] : r.errors) error_line(e);
-  return r.errors.empty() ? 0 : 1;
 }
 
 }  // namespace tether::cli

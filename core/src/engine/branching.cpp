@@ -638,6 +638,7 @@ NewResult Repo::apply_new(const Plan& plan) {
 
   NewResult res;
   res.plan = plan;
+  res.kept = keep;
   std::vector<std::string> created, reset, reused, failed;
   bool ended = false;
   try {

@@ -38,7 +38,9 @@ CommitResult Repo::commit(const CommitOptions& opt) {
   std::unique_ptr<Lock> repo_lock;
   if (!opt.dry_run && !opt.no_vcs) repo_lock = lock_repository();
   if (opt.saved) {
-    CommitResult res = apply_commit(*opt.saved, /*verify=*/true, "commit", opt.progress);
+    Plan saved = *opt.saved;
+    if (!opt.message.empty()) saved.context["message"] = opt.message;  // -m overrides the saved message
+    CommitResult res = apply_commit(saved, /*verify=*/true, "commit", opt.progress);
     return res;
   }
   std::vector<std::string> unchanged;

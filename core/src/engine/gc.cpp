@@ -588,13 +588,20 @@ struct Repo::GcPlanner {
 
 Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) { return GcPlanner(*this, opt, scope).run(); }
 
+std::map<std::string, std::string> plan_unreachable(const Plan& plan) {
+  std::map<std::string, std::string> out;
+  if (auto u = plan.context.find("unreachable"); u != plan.context.end() && u->is_object())
+    for (const auto& [what, why] : u->items()) out[what] = why.is_string() ? why.get<std::string>() : why.dump();
+  return out;
+}
+
 GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& parent) {
   auto lock_c = lock_checkout();
   auto lock_r = lock_repository();
   GcReport rep;
   rep.plan = plan;
-  if (auto u = plan.context.find("unreachable"); u != plan.context.end() && u->is_object())
-    for (const auto& [what, why] : u->items()) rep.failed[what] = why.is_string() ? why.get<std::string>() : why.dump();
+  rep.unreachable = plan_unreachable(plan);
+  rep.failed = rep.unreachable;
 
   // Preflight: a branch that moved since the plan was reviewed is not what the plan judged.
   for (const auto& a : plan.actions) {
@@ -704,9 +711,11 @@ GcReport Repo::gc(const GcOptions& opt) {
       throw StalePlanError("the saved gc plan was made by abandon or drop; re-run the plan");
     require_rederived(p, plan_gc(again, GcScope{}));
   };
-  return run_planned<GcReport>(
+  GcReport rep = run_planned<GcReport>(
       opt.saved, opt.dry_run, rederive,
       [&] { return plan_gc(opt, GcScope{}); }, [&](const Plan& p) { return apply_gc(p, std::nullopt); });
+  rep.unreachable = plan_unreachable(rep.plan);
+  return rep;
 }
 
 }  // namespace tether::engine

@@ -140,6 +140,9 @@ Result run_planned(const std::optional<Plan>& saved, bool dry_run, Check&& check
   return apply(p);
 }
 
+// What a gc plan could not list (its "unreachable" context): what -> why (gc.cpp).
+std::map<std::string, std::string> plan_unreachable(const Plan& plan);
+
 // "a, b, c" of keys.
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
 

@@ -110,6 +110,7 @@ AddResult Repo::add(const AddRequest& req) {
   }
   Json result{{"key", req.key}};
   if (res.created) result["created"] = Json{{"kind", req.kind}, {"locator", m.locator}};
+  res.locator = m.locator;
   register_object(std::move(m));
   write_workspace();
   log_op("add", pre, result);
@@ -149,15 +150,28 @@ void Repo::unregister_object(const std::string& key) {
   manifests_.erase(key);
 }
 
-void Repo::remove(const std::string& key) {
+RemoveResult Repo::remove(const std::string& key) {
   auto lock = lock_checkout();
   auto it = manifests_.find(key);
   if (it == manifests_.end()) throw ConfigError("no such object: " + key);
+  RemoveResult res{key, it->second.kind};
   Json pre{{"objects", Json{{key, model::manifest_to_toml(it->second)}}}, {"workspace", model::workspace_to_toml(*workspace_)}};
   unregister_object(key);
   write_workspace();
   log_op("remove", pre, Json{{"key", key}});
+  return res;
 }
+
+Json AddResult::to_json() const {
+  return Json{{"key", key},
+              {"kind", kind},
+              {"locator", locator},
+              {"at", at ? Json(*at) : Json(nullptr)},
+              {"created", created},
+              {"maturity", maturity}};
+}
+
+Json RemoveResult::to_json() const { return Json{{"key", key}, {"kind", kind}}; }
 
 SetResult Repo::set_policy(const std::vector<std::string>& keys_in, bool all, const std::optional<std::string>& file,
                            const std::optional<std::string>& pin) {

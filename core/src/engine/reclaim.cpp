@@ -176,9 +176,11 @@ AbandonResult Repo::abandon(const AbandonOptions& opt) {
     if (again.revs.empty()) throw StalePlanError("the saved abandon plan names no commit; re-run the plan");
     require_rederived(p, plan_abandon(again));
   };
-  return run_planned<AbandonResult>(
+  AbandonResult res = run_planned<AbandonResult>(
       opt.saved, opt.dry_run, rederive, [&] { return plan_abandon(opt); },
       [&](const Plan& p) { return apply_abandon(p); });
+  res.gc_unreachable = plan_unreachable(res.gc_plan);
+  return res;
 }
 
 // ---- drop ----------------------------------------------------------------------------------

@@ -789,6 +789,13 @@ UndoResult Repo::apply_undo(const Plan& plan) {
 }
 
 UndoResult Repo::undo(const UndoOptions& opt) {
+  if (opt.saved) {  // the saved plan names its target and whether it discards
+    const std::string target = opt.saved->context.value("target", std::string());
+    if (opt.op_id && *opt.op_id != target)
+      throw ConfigError("the plan in " + opt.saved_from + " undoes " + target + ", not " + *opt.op_id);
+    if (opt.discard && !opt.saved->context.value("discard", false))
+      throw ConfigError("the plan in " + opt.saved_from + " was made without --discard; re-run the plan with it");
+  }
   auto lock = lock_checkout();
   std::unique_ptr<Lock> repo_lock;
   if (!opt.dry_run) repo_lock = lock_repository();

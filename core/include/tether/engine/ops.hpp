@@ -36,6 +36,7 @@ struct UndoOptions {
   bool discard = false;              // delete created branches even when they gained writes
   bool dry_run = false;              // plan only (--dry-run, --plan)
   std::optional<Plan> saved;         // --from-plan
+  std::string saved_from;            // the file `saved` was read from, for messages
 };
 struct UndoResult {
   Plan plan;             // what was planned (a dry run returns just this)

@@ -62,6 +62,12 @@ struct AddResult {
   std::optional<std::string> at;
   bool created = false;
   std::string maturity;
+  Json locator = Json::object();  // as the manifest stores it (local paths made absolute)
+  Json to_json() const;           // `tether add --json` (docs/cli.md)
+};
+struct RemoveResult {
+  std::string key, kind;
+  Json to_json() const;  // `tether remove --json` (docs/cli.md)
 };
 
 struct SetResult {
@@ -98,7 +104,7 @@ struct SnapshotResult {
 };
 
 struct CommitOptions {
-  std::string message;
+  std::string message;  // with `saved`: when not empty, replaces the message the plan recorded
   bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
   bool force = false;  // skip check_quiescence (docs/cli.md, `tether commit`)
   std::optional<Plan> saved;  // --from-plan: apply this plan (its preconditions re-checked)
@@ -156,6 +162,7 @@ struct NewResult {
   std::map<std::string, std::string> working_refs, pending_forks;
   std::map<std::string, Json> fork_points;
   std::vector<std::string> unregistered;  // working refs kept for keys not registered here
+  bool kept = false;  // --keep: the working refs were kept, only the baseline refreshed
 };
 
 struct OpenResult {
@@ -231,6 +238,9 @@ struct GcReport {
   std::map<std::string, std::vector<std::string>> deleted_working_refs, kept_working_refs, forgotten_working_refs;
   std::vector<std::string> deleted_listings;
   std::map<std::string, std::string> failed;  // what -> why: the part that did not happen
+  // What the plan could not list (a store, its branches) -> why; nothing of it is released.
+  // Set on a dry run too, where `failed` is empty.
+  std::map<std::string, std::string> unreachable;
   bool wrote_anything() const;
   Json to_json() const;  // docs/cli.md's gc JSON fields (+ "failed" when any)
 };
@@ -249,6 +259,7 @@ struct AbandonResult {
   Plan gc_plan;
   std::optional<GcReport> gc;  // when --gc applied it
   std::map<std::string, std::string> failed;  // bookmark -> why it could not be moved
+  std::map<std::string, std::string> gc_unreachable;  // gc_plan's stores that could not be listed
 };
 
 struct DropOptions {
@@ -330,7 +341,7 @@ class Repo {
   uint32_t effective_capabilities(const model::ObjectManifest& m);
 
   AddResult add(const AddRequest& request);
-  void remove(const std::string& key);
+  RemoveResult remove(const std::string& key);
   SetResult set_policy(const std::vector<std::string>& keys, bool all, const std::optional<std::string>& file,
                        const std::optional<std::string>& pin);
   SnapshotResult snapshot(const ProgressFn& progress = {});

@@ -1,0 +1,39 @@
+// core/cli/log.cpp: `tether log`: an object's native history.
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/common.hpp"
+#include "cli/options.hpp"
+#include "cli/output.hpp"
+
+namespace tether::cli {
+
+int run_log(const Global& g, const LogOptions& o) {
+  auto repo = open_repo();
+  auto entries = repo->log(o.key, o.ref, o.limit);
+  if (g.json) {
+    auto arr = nlohmann::json::array();
+    for (const auto& e : entries) arr.push_back(nlohmann::json(e));
+    print_json(arr);
+    return 0;
+  }
+  std::size_t w = 0;
+  for (const auto& e : entries) w = std::max(w, e.id.size());
+  for (const auto& e : entries) {
+    std::string when = e.when.value_or("");
+    for (auto& c : when)
+      if (c == 'T') c = ' ';
+    when = when.substr(0, 16);
+    std::string line = "  " + ljust(e.id, w) + "  " + ljust(when, 16) + "  " + e.message;
+    if (!e.refs.empty()) {
+      std::string refs;
+      for (const auto& r : e.refs) refs += (refs.empty() ? "" : ", ") + r;
+      line += "  [" + refs + "]";
+    }
+    out(line);
+  }
+  return 0;
+}
+
+}  // namespace tether::cli

@@ -1,0 +1,29 @@
+// core/cli/open.cpp: `tether open`: a native handle on an object.
+#include <nlohmann/json.hpp>
+
+#include "cli/common.hpp"
+#include "cli/options.hpp"
+#include "cli/output.hpp"
+
+namespace tether::cli {
+
+using nlohmann::json;
+
+int run_open(const Global& g, const OpenOptions& o) {
+  auto repo = open_repo();
+  std::optional<bool> writable;
+  if (o.writable_flag) writable = true;
+  if (o.read_only_flag) writable = false;
+  auto r = repo->open_object(o.key, o.rev, writable, o.with_password);
+  if (g.json) {
+    // The backend's own fields (an ATTACH statement, a path and sha, ...) under "handle".
+    print_json({{"key", r.key}, {"read_only", r.read_only}, {"address", r.address}, {"type", r.type}, {"handle", r.handle}});
+    return 0;
+  }
+  // --with-password asks for the password in the printed handle; nothing else is shown raw.
+  if (o.with_password) out_unredacted(r.display);
+  else out(r.display);
+  return 0;
+}
+
+}  // namespace tether::cli

@@ -1,0 +1,40 @@
+// core/cli/pull.cpp: `tether pull`: commit what the bookmark's branches hold now.
+#include <nlohmann/json.hpp>
+
+#include "cli/common.hpp"
+#include "cli/options.hpp"
+#include "cli/output.hpp"
+#include "tether/model/json.hpp"
+
+namespace tether::cli {
+
+using nlohmann::json;
+
+int run_pull(const Global& g, const PullOptions& o) {
+  auto repo = open_repo();
+  Progress progress("reading heads", !g.json);
+  auto r = repo->pull(o.bookmark, o.message, progress.callback());
+  progress.finish();
+  if (g.json) {
+    json committed = json::object();
+    for (const auto& [k, v] : r.committed) committed[k] = {{"from", v.first}, {"to", v.second}};
+    json pinned = json::object();
+    for (const auto& [k, v] : r.pinned) pinned[k] = v ? json(*v) : json(nullptr);
+    print_json({{"bookmark", r.bookmark},
+                {"committed", committed},
+                {"unchanged", r.unchanged},
+                {"skipped", r.skipped},
+                {"vcs_commit", r.vcs_commit ? json(*r.vcs_commit) : json(nullptr)},
+                {"pinned", pinned}});
+    return 0;
+  }
+  for (const auto& [k, v] : r.committed)
+    out("  pulled " + k + "  " + model::short_state(v.first) + " -> " + model::short_state(v.second));
+  for (const auto& k : r.unchanged) out("  up to date " + k);
+  for (const auto& [k, why] : r.skipped) out("  skipped " + k + ": " + why);
+  if (r.vcs_commit) out("committed " + r.vcs_commit->substr(0, 12) + " on " + r.bookmark);
+  else out(r.bookmark + " is up to date");
+  return 0;
+}
+
+}  // namespace tether::cli
