@@ -177,7 +177,14 @@ fs::path find_root(const fs::path& start) {
 
 }  // namespace
 
-std::unique_ptr<Repo> Repo::open(const fs::path& start) {
+Services::Services() = default;
+Services::~Services() = default;
+Services::Services(Services&&) noexcept = default;
+Services& Services::operator=(Services&&) noexcept = default;
+
+std::unique_ptr<Repo> Repo::open(const fs::path& start) { return open(start, Services{}); }
+
+std::unique_ptr<Repo> Repo::open(const fs::path& start, Services services) {
   std::unique_ptr<Repo> repo(new Repo());
   repo->root_ = find_root(start);
   // The checkout rule first (model/checkout.hpp): tether.toml and .tether are real, and
@@ -198,12 +205,13 @@ std::unique_ptr<Repo> Repo::open(const fs::path& start) {
   // Before anything from secrets.toml is used (git_path runs, endpoints get credentials): a
   // tracked secrets.toml is the clone's, not the user's.
   refuse_tracked_checkout_files(*repo->vcs_, repo->root_, repo->vcs_path(".tether"));
+  if (services.wrap_vcs) repo->vcs_ = services.wrap_vcs(std::move(repo->vcs_));
   repo->secrets_ = secrets.secrets.data();
   if (secrets.warning) repo->warnings_.push_back(*secrets.warning);
   model::ensure_ignored(repo->tether_dir(), /*only_present=*/true);
   repo->reload();
 
-  repo->host_ = std::make_unique<host::PluginHost>();
+  repo->host_ = services.host ? std::move(services.host) : std::make_unique<host::PluginHost>();
   Repo* self = repo.get();
   repo->host_->set_configurator([self](host::BackendProxy& proxy) { self->configure_backend(proxy); });
   return repo;

@@ -13,29 +13,15 @@
 
 #include "tether/errors.hpp"
 #include "tether/support/process.hpp"
+#include "tether/testing/git.hpp"
 #include "tether/testing/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace tether::vcs;
-using tether::support::join_argv;
 using tether::support::ProcessOptions;
 using tether::support::run_process;
 
 namespace {
-
-// Identity and configuration for every git the tests run, ours and the adapter's: CI has no
-// user identity, and a developer's global config (signing, hooks) must not leak in.
-struct GitTestEnvironment {
-  GitTestEnvironment() {
-    ::setenv("GIT_AUTHOR_NAME", "Tether Test", 1);
-    ::setenv("GIT_AUTHOR_EMAIL", "test@tether.invalid", 1);
-    ::setenv("GIT_COMMITTER_NAME", "Tether Test", 1);
-    ::setenv("GIT_COMMITTER_EMAIL", "test@tether.invalid", 1);
-    ::setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-    ::setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-  }
-};
-const GitTestEnvironment git_test_environment;
 
 class TempRepo {
  public:
@@ -45,16 +31,7 @@ class TempRepo {
 
   std::string git(const std::vector<std::string>& args, const fs::path& cwd = {},
                   const std::vector<std::pair<std::string, std::string>>& env = {}) const {
-    std::vector<std::string> argv = {"git"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    ProcessOptions options;
-    options.cwd = cwd.empty() ? dir_ : cwd;
-    options.set_env = env;
-    auto r = run_process(argv, options);
-    if (!r.ok()) throw std::runtime_error("test git failed: " + join_argv(argv) + ": " + r.err);
-    std::string out = r.out;
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
+    return tether::testing::git(cwd.empty() ? dir_ : cwd, args, env);
   }
 
   void write(const std::string& rel, const std::string& content) const {

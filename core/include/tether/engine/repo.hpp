@@ -319,10 +319,26 @@ struct ImportResult {
   std::vector<std::string> added, updated, removed, unchanged;
 };
 
+// What a Repo is built from besides the checkout on disk. The defaults are production's; the
+// engine's unit tests hand in a plugin host with backends linked into the process
+// (PluginHost::add_builtin) and wrap the VCS to make one of its steps fail.
+struct Services {
+  Services();
+  ~Services();  // out of line: PluginHost and VcsAdapter are incomplete here
+  Services(Services&&) noexcept;
+  Services& operator=(Services&&) noexcept;
+
+  // The backends; null: a host over the plugin search path.
+  std::unique_ptr<host::PluginHost> host;
+  // Given the VCS adapter found for the checkout, the one the engine uses.
+  std::function<std::unique_ptr<vcs::VcsAdapter>(std::unique_ptr<vcs::VcsAdapter>)> wrap_vcs;
+};
+
 class Repo {
  public:
   // Walk up from `start` to the directory holding tether.toml.
   static std::unique_ptr<Repo> open(const std::filesystem::path& start);
+  static std::unique_ptr<Repo> open(const std::filesystem::path& start, Services services);
   static InitResult init(const std::filesystem::path& path);
   ~Repo();
 

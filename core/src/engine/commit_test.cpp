@@ -1,0 +1,157 @@
+// Unit tests of `commit` (commit.cpp): what it pins, records and commits, what a dry run and an
+// unchanged dataset leave alone, and what a failed VCS commit rolls back. A real git
+// repository and the memory backend in process (engine/testing/dataset.hpp).
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/testing/dataset.hpp"
+#include "engine/testing/faulty_vcs.hpp"
+#include "tether/errors.hpp"
+#include "tether/testing/errors.hpp"
+
+using namespace tether::engine;
+using tether::engine::testing::Dataset;
+using tether::engine::testing::FaultyVcs;
+using tether::engine::testing::has;
+
+namespace {
+
+CommitOptions message(const std::string& text) {
+  CommitOptions o;
+  o.message = text;
+  return o;
+}
+
+Services failing_at(const std::string& step, FaultyVcs** out = nullptr) {
+  Services s;
+  s.wrap_vcs = [step, out](std::unique_ptr<tether::vcs::VcsAdapter> real) -> std::unique_ptr<tether::vcs::VcsAdapter> {
+    auto faulty = std::make_unique<FaultyVcs>(std::move(real), step);
+    if (out) *out = faulty.get();
+    return faulty;
+  };
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("commit pins a memory object, records the pin and makes one git commit") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  const std::string before = ds.head();
+  auto repo = ds.open();
+  const auto r = repo->commit(message("first"));
+
+  CHECK(r.applied);
+  REQUIRE(r.vcs_commit);
+  CHECK(*r.vcs_commit == ds.head());
+  CHECK(ds.head() != before);
+  REQUIRE(r.pinned.count("m") == 1);
+  REQUIRE(r.pinned.at("m"));
+  const std::string ref = *r.pinned.at("m");
+  CHECK(std::regex_match(ref, std::regex("tether\\." + repo->dataset_id() + "\\.[0-9a-f]{16}")));
+  // The store holds the pin at the state committed; the committed manifest names it.
+  CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{ref, "sys1:s0"}});
+  const std::string manifest = ds.git({"show", "HEAD:.tether/objects/m.toml"});
+  CHECK(has(manifest, "ref = \"" + ref + "\""));
+  CHECK(has(manifest, "snapshot_id = \"sys1:s0\""));
+  // The journal tells it: the pin before the VCS commit, then the end.
+  const auto log = ds.op_log();
+  REQUIRE(log.size() >= 3);
+  std::size_t pin = 0, vcs = 0;
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    if (has(log[i], "\"action\":\"pin\"") && !pin) pin = i + 1;
+    if (has(log[i], "\"action\":\"vcs-commit\"") && !vcs) vcs = i + 1;
+  }
+  CHECK(pin > 0);
+  CHECK(vcs > pin);
+}
+
+TEST_CASE("commit of an unchanged dataset cuts no pin and makes no commit") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  ds.open()->commit(message("first"));
+  const std::string head = ds.head();
+  const auto tags = ds.tags("sys1");
+
+  const auto r = ds.open()->commit(message("again"));
+  CHECK_FALSE(r.vcs_commit);
+  CHECK(r.pinned.empty());
+  CHECK(r.unchanged == std::vector<std::string>{"m"});
+  CHECK(ds.head() == head);
+  CHECK(ds.tags("sys1") == tags);
+
+  // A new state is a second pin; the first stays.
+  const std::string s1 = ds.advance("sys1");
+  const auto r2 = ds.open()->commit(message("second"));
+  REQUIRE(r2.pinned.count("m") == 1);
+  const auto after = ds.tags("sys1");
+  CHECK(after.size() == 2);
+  CHECK(after.at(*r2.pinned.at("m")) == s1);
+  CHECK(after.at(tags.begin()->first) == "sys1:s0");
+}
+
+TEST_CASE("commit --dry-run plans the pin and writes nothing") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  const std::string head = ds.head();
+  const std::string manifest = ds.read(".tether/objects/m.toml");
+  auto o = message("dry");
+  o.dry_run = true;
+  const auto r = ds.open()->commit(o);
+  CHECK_FALSE(r.applied);
+  CHECK_FALSE(r.plan.actions.empty());
+  CHECK(ds.head() == head);
+  CHECK(ds.tags("sys1").empty());
+  CHECK(ds.read(".tether/objects/m.toml") == manifest);
+}
+
+TEST_CASE("a commit the VCS refuses releases its pins and restores the manifests") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  const auto first = ds.open()->commit(message("first"));
+  ds.advance("sys1");
+  const std::string head = ds.head();
+  const std::string manifest = ds.read(".tether/objects/m.toml");
+  const auto tags = ds.tags("sys1");
+
+  FaultyVcs* vcs = nullptr;
+  auto repo = ds.open(failing_at("commit", &vcs));
+  const std::string error = tether::testing::error_of([&] { repo->commit(message("second")); });
+  CHECK(has(error, "injected failure at commit"));
+  CHECK(vcs->reached() == 1);
+  CHECK(ds.head() == head);
+  CHECK(ds.tags("sys1") == tags);  // the second pin was cut, then released
+  CHECK(ds.read(".tether/objects/m.toml") == manifest);
+  const auto log = ds.op_log();
+  const auto last = nlohmann::json::parse(log.back());
+  CHECK(last["result"]["rolled_back"] == true);
+  CHECK(has(last["result"]["failed"].get<std::string>(), "injected failure at commit"));
+
+  // Nothing is left half done: the same commit goes through once the VCS does.
+  const auto r = ds.open()->commit(message("second"));
+  CHECK(r.vcs_commit);
+  CHECK(ds.tags("sys1").size() == 2);
+}
+
+TEST_CASE("commit under pin=record records the state and cuts no pin") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  ds.open()->set_policy({"m"}, false, std::nullopt, std::string("record"));
+  const auto r = ds.open()->commit(message("recorded"));
+  REQUIRE(r.pinned.count("m") == 1);
+  CHECK_FALSE(r.pinned.at("m"));  // recorded: no native ref
+  CHECK(ds.tags("sys1").empty());
+  const std::string manifest = ds.git({"show", "HEAD:.tether/objects/m.toml"});
+  CHECK(has(manifest, "snapshot_id = \"sys1:s0\""));
+  CHECK_FALSE(has(manifest, "[pin]"));
+
+  // Back to pin=native: the same state now gets its pin.
+  ds.open()->set_policy({"m"}, false, std::nullopt, std::string("native"));
+  const auto r2 = ds.open()->commit(message("pinned"));
+  REQUIRE(r2.pinned.count("m") == 1);
+  REQUIRE(r2.pinned.at("m"));
+  CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{*r2.pinned.at("m"), "sys1:s0"}});
+}

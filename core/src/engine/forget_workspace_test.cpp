@@ -1,0 +1,68 @@
+// Unit tests of `forget-workspace` (reclaim.cpp): forgetting another checkout removes tether's
+// state there and its git worktree; forgetting git's main worktree removes only tether's state
+// of it; store branches are never touched. Real git, the memory backend in process.
+#include <doctest/doctest.h>
+
+#include "engine/testing/dataset.hpp"
+#include "tether/model/workspace.hpp"
+
+namespace fs = std::filesystem;
+using namespace tether::engine;
+using tether::engine::testing::Dataset;
+
+namespace {
+
+void commit(const Dataset& ds) {
+  CommitOptions c;
+  c.message = "first";
+  ds.open()->commit(c);
+}
+
+}  // namespace
+
+TEST_CASE("forget-workspace of a linked worktree removes its state and the worktree") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  commit(ds);
+  const fs::path other = ds.scratch() / "other";
+  ds.git({"worktree", "add", "-q", "-b", "other", other.string()});
+  NewOptions n;
+  n.bookmark = "side";
+  n.eager = true;
+  auto there = ds.open_at(other);
+  there->new_workspace(n);
+  const std::string id8 = there->workspace().short_id();
+  const std::string fork = there->workspace().working_refs.at("m");
+  there.reset();
+  REQUIRE(fs::exists(other / ".tether" / "workspace.toml"));
+
+  ForgetWorkspaceOptions dry;
+  dry.workspace = id8;
+  dry.dry_run = true;
+  const auto plan = ds.open()->forget_workspace(dry);
+  CHECK_FALSE(plan.applied);
+  CHECK(fs::exists(other / ".tether" / "workspace.toml"));
+
+  ForgetWorkspaceOptions o;
+  o.workspace = id8;
+  const auto r = ds.open()->forget_workspace(o);
+  CHECK(r.applied);
+  CHECK(r.workspace == id8);
+  CHECK(r.failed.empty());
+  CHECK(r.vcs);
+  CHECK_FALSE(fs::exists(other));
+  CHECK(ds.branches("sys1").count(fork) == 1);  // bookmarks own store branches, not workspaces
+}
+
+TEST_CASE("forget-workspace of git's main worktree forgets only tether's state of it") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  commit(ds);
+  const std::string before = ds.open()->workspace().workspace_id;
+  const auto r = ds.open()->forget_workspace({});
+  CHECK(r.applied);
+  CHECK_FALSE(r.vcs);
+  CHECK(fs::exists(ds.root() / "tether.toml"));
+  CHECK_FALSE(fs::exists(ds.root() / ".tether" / "workspace.toml"));
+  CHECK(ds.open()->workspace().workspace_id != before);
+}

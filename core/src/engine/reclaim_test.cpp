@@ -1,0 +1,132 @@
+// Unit tests of the commands that reclaim storage, `gc`, `abandon` and `drop` (gc.cpp,
+// reclaim.cpp): only what no commit references is released, a dry run (gc's default) touches
+// nothing, a pin two commits share survives until both are gone, and drop takes a bookmark's
+// commits, branch, pins and working branches with it. Real git, the memory backend in process.
+#include <doctest/doctest.h>
+
+#include "engine/testing/dataset.hpp"
+#include "tether/testing/errors.hpp"
+
+using namespace tether::engine;
+using tether::engine::testing::Dataset;
+using tether::engine::testing::has;
+
+namespace {
+
+std::string commit(const Dataset& ds, const std::string& message) {
+  CommitOptions o;
+  o.message = message;
+  const auto r = ds.open()->commit(o);
+  return r.pinned.count("m") && r.pinned.at("m") ? *r.pinned.at("m") : "";
+}
+
+GcReport gc(const Dataset& ds, bool dry_run) {
+  GcOptions o;
+  o.dry_run = dry_run;
+  return ds.open()->gc(o);
+}
+
+AbandonResult abandon(const Dataset& ds, const std::string& rev, bool with_gc = false) {
+  AbandonOptions o;
+  o.revs = {rev};
+  o.gc = with_gc;
+  return ds.open()->abandon(o);
+}
+
+std::vector<std::string> unpin_targets(const Plan& plan) {
+  std::vector<std::string> out;
+  for (const auto& a : plan.actions)
+    if (a.op == "unpin") out.push_back(a.target);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("abandon previews the pins it orphans; gc releases exactly those, dry run first") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  const std::string pa = commit(ds, "A");
+  ds.advance("sys1");
+  const std::string pb = commit(ds, "B");
+  ds.advance("sys1");
+  const std::string pc = commit(ds, "C");
+  REQUIRE(ds.tags("sys1").size() == 3);
+
+  const auto a = abandon(ds, "HEAD~1");
+  CHECK(a.applied);
+  REQUIRE(a.abandoned.size() == 1);
+  CHECK(unpin_targets(a.gc_plan) == std::vector<std::string>{pb});
+  CHECK(ds.git({"log", "--format=%s", "main"}) == "C\nA\ninitial");
+  CHECK(ds.tags("sys1").size() == 3);  // nothing released yet
+
+  const auto dry = gc(ds, true);
+  CHECK_FALSE(dry.applied);
+  CHECK(unpin_targets(dry.plan) == std::vector<std::string>{pb});
+  CHECK(ds.tags("sys1").size() == 3);
+
+  const auto done = gc(ds, false);
+  CHECK(done.applied);
+  REQUIRE(done.unpinned.count("memory") == 1);
+  CHECK(done.unpinned.at("memory") == std::vector<std::string>{pb.substr(std::string("tether.").size())});
+  CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{pa, "sys1:s0"}, {pc, "sys1:s2"}});
+  CHECK(gc(ds, true).plan.actions.empty());
+}
+
+TEST_CASE("a pin two commits name survives the abandon of one and goes with the other") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  commit(ds, "base");
+  ds.advance("sys1");
+  ds.add_memory("other", "sys2");
+  const std::string shared = commit(ds, "S1");
+  ds.advance("sys2");
+  commit(ds, "S2");  // m unchanged: S2 names the same pin
+  ds.advance("sys1");
+  commit(ds, "S3");
+
+  const auto s1 = abandon(ds, "HEAD~2", /*with_gc=*/true);
+  REQUIRE(s1.gc);
+  CHECK(ds.tags("sys1").count(shared) == 1);
+  CHECK(s1.gc->unpinned.at("memory").size() == 1);  // S1's pin of `other`, not the shared one
+
+  const auto s2 = abandon(ds, "HEAD~1", true);
+  REQUIRE(s2.gc);
+  CHECK(ds.tags("sys1").count(shared) == 0);
+}
+
+TEST_CASE("drop takes a bookmark's commits, branch, pins and working branches") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  const std::string pin1 = commit(ds, "baseline");
+  const std::string main_head = ds.git({"rev-parse", "main"});
+  const std::string id = ds.open()->dataset_id();
+  const std::string fork = "tether.ws." + id + ".try";
+  NewOptions n;
+  n.bookmark = "try";
+  n.eager = true;
+  ds.open()->new_workspace(n);
+  ds.advance("sys1", fork);
+  const std::string pin2 = commit(ds, "try it");
+
+  DropOptions trunk;
+  trunk.bookmark = "main";
+  CHECK(has(tether::testing::error_of([&] { ds.open()->drop(trunk); }), "is the trunk bookmark"));
+
+  DropOptions o;
+  o.bookmark = "try";
+  const auto dry = ds.open()->drop(o);  // a dry run unless told otherwise
+  CHECK_FALSE(dry.applied);
+  CHECK(ds.git({"branch", "--show-current"}) == "try");
+  CHECK(ds.tags("sys1").size() == 2);
+  CHECK(ds.branches("sys1").count(fork) == 1);
+
+  o.dry_run = false;
+  const auto r = ds.open()->drop(o);
+  CHECK(r.applied);
+  CHECK(r.abandoned.size() == 1);
+  CHECK(ds.git({"branch", "--show-current"}) == "main");
+  CHECK(ds.git({"rev-parse", "HEAD"}) == main_head);
+  CHECK(ds.git({"branch", "--list", "try"}).empty());
+  CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{pin1, "sys1:s0"}});
+  CHECK(ds.branches("sys1").count(fork) == 0);
+}

@@ -1,0 +1,64 @@
+// Unit tests of `repair` (repair.cpp): a pin deleted in the store is cut again at the recorded
+// state, a working branch deleted in the store is forked again, a dry run changes nothing and
+// a healthy dataset has nothing to repair. Real git, the memory backend in process.
+#include <doctest/doctest.h>
+
+#include "engine/testing/dataset.hpp"
+
+using namespace tether::engine;
+using tether::engine::testing::Dataset;
+
+namespace {
+
+RepairResult repair(const Dataset& ds, bool dry_run = false) {
+  RepairOptions o;
+  o.dry_run = dry_run;
+  return ds.open()->repair(o);
+}
+
+}  // namespace
+
+TEST_CASE("repair recreates a deleted pin at the recorded state") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  CommitOptions c;
+  c.message = "first";
+  const std::string pin = *ds.open()->commit(c).pinned.at("m");
+  CHECK(repair(ds, true).plan.actions.empty());
+
+  ds.advance("sys1");  // the store moves on; the pin must come back at the committed state
+  ds.untag("sys1", pin);
+  VerifyOptions v;
+  CHECK_FALSE(ds.open()->verify(v).ok());
+
+  const auto dry = repair(ds, true);
+  REQUIRE(dry.plan.actions.size() == 1);
+  CHECK(dry.plan.actions[0].op == "repin");
+  CHECK(dry.plan.actions[0].target == pin);
+  CHECK(ds.tags("sys1").empty());
+
+  const auto r = repair(ds);
+  CHECK(r.repinned.size() == 1);
+  CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{pin, "sys1:s0"}});
+  CHECK(ds.open()->verify(v).ok());
+  CHECK(repair(ds, true).plan.actions.empty());
+}
+
+TEST_CASE("repair forks a working branch the store lost") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  CommitOptions c;
+  c.message = "first";
+  ds.open()->commit(c);
+  NewOptions n;
+  n.bookmark = "work";
+  n.eager = true;
+  const auto started = ds.open()->new_workspace(n);
+  const std::string fork = started.working_refs.at("m");
+  ds.delete_branch("sys1", fork);
+
+  const auto r = repair(ds);
+  REQUIRE(r.reforked.count("m") == 1);
+  CHECK(r.reforked.at("m") == fork);
+  CHECK(ds.branches("sys1").at(fork) == "sys1:s0");
+}
