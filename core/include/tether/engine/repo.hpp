@@ -425,6 +425,7 @@ class Repo {
   Plan plan_commit(const CommitOptions& options, const std::optional<std::map<std::string, Json>>& fetched,
                    std::vector<std::string>& unchanged);
   CommitResult apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress);
+  struct Committer;  // commit.cpp: applying a commit plan stage by stage
   // gc internals (gc.cpp); GcScope is defined in internal.hpp, GcPlanner (planning stage by
   // stage) in gc.cpp.
   struct GcScope;
