@@ -413,6 +413,7 @@ class Repo {
   struct NewPlanner;  // branching.cpp: planning `new` stage by stage
   Plan plan_new(const NewOptions& options);
   NewResult apply_new(const Plan& plan);
+  struct NewApplier;  // branching.cpp: applying `new` stage by stage
   struct PromotePlanner;  // promote.cpp: planning stage by stage
   Plan plan_promote(const PromoteOptions& options);
   // The plan to apply for a saved promote plan: planned again from its options, and refused
