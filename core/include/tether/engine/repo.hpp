@@ -421,6 +421,7 @@ class Repo {
   Plan rederive_promote(const Plan& saved);
   // `resume`: the journal entry of a promote a kill interrupted, which repair finishes.
   PromoteReport apply_promote(const Plan& plan, const OpEntry* resume = nullptr);
+  struct PromoteApplier;  // promote.cpp: applying stage by stage
   Plan plan_restore(const RestoreOptions& options);
   RestoreResult apply_restore(const Plan& plan);
   Plan plan_commit(const CommitOptions& options, const std::optional<std::map<std::string, Json>>& fetched,
