@@ -433,6 +433,7 @@ class Repo {
   struct GcScope;
   struct GcPlanner;
   struct Exporter;  // export.cpp: the registry tables, table by table
+  struct Verifier;  // verify.cpp: verifying stage by stage
   Plan plan_gc(const GcOptions& options, const GcScope& scope);
   GcReport apply_gc(const Plan& plan, const std::optional<std::string>& parent);
   // "<kind>|<ref namespace>": the store a manifest's pins and branches live in ("" if unknown).
