@@ -423,6 +423,7 @@ class Repo {
   PromoteReport apply_promote(const Plan& plan, const OpEntry* resume = nullptr);
   struct PromoteApplier;  // promote.cpp: applying stage by stage
   Plan plan_restore(const RestoreOptions& options);
+  struct RestorePlanner;  // pull.cpp: planning a restore stage by stage
   RestoreResult apply_restore(const Plan& plan);
   Plan plan_commit(const CommitOptions& options, const std::optional<std::map<std::string, Json>>& fetched,
                    std::vector<std::string>& unchanged);
