@@ -118,6 +118,39 @@ class SigpipeGuard {
   bool was_pending_ = false;
 };
 
+// Feeds the child's stdin and drains its stdout and stderr, on non-blocking ends, until all
+// three are closed.
+void exchange(Pipe& in, Pipe& out, Pipe& err, const std::string* input, ProcessResult& result) {
+  SigpipeGuard guard;
+  std::size_t written = 0;
+  if (input != nullptr && input->empty()) in.write.reset();
+  char buffer[65536];
+  while (out.read.get() >= 0 || err.read.get() >= 0 || in.write.get() >= 0) {
+    pollfd fds[3] = {{out.read.get(), POLLIN, 0}, {err.read.get(), POLLIN, 0}, {in.write.get(), POLLOUT, 0}};
+    if (::poll(fds, 3, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    Fd* readers[2] = {&out.read, &err.read};
+    std::string* sinks[2] = {&result.out, &result.err};
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].revents == 0) continue;
+      ssize_t n = ::read(readers[i]->get(), buffer, sizeof buffer);
+      if (n > 0) {
+        sinks[i]->append(buffer, static_cast<std::size_t>(n));
+      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        readers[i]->reset();
+      }
+    }
+    if (fds[2].revents != 0) {
+      ssize_t n = ::write(in.write.get(), input->data() + written, input->size() - written);
+      if (n > 0) written += static_cast<std::size_t>(n);
+      // EPIPE: the child stopped reading; what it printed still matters.
+      if ((n < 0 && errno != EINTR && errno != EAGAIN) || written == input->size()) in.write.reset();
+    }
+  }
+}
+
 }  // namespace
 
 std::string join_argv(const std::vector<std::string>& argv) {
@@ -189,37 +222,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
 
   ProcessResult result;
-  {
-    SigpipeGuard guard;
-    const std::string* input = options.stdin_data ? &*options.stdin_data : nullptr;
-    std::size_t written = 0;
-    if (input != nullptr && input->empty()) in.write.reset();
-    char buffer[65536];
-    while (out.read.get() >= 0 || err.read.get() >= 0 || in.write.get() >= 0) {
-      pollfd fds[3] = {{out.read.get(), POLLIN, 0}, {err.read.get(), POLLIN, 0}, {in.write.get(), POLLOUT, 0}};
-      if (::poll(fds, 3, -1) < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      Fd* readers[2] = {&out.read, &err.read};
-      std::string* sinks[2] = {&result.out, &result.err};
-      for (int i = 0; i < 2; ++i) {
-        if (fds[i].revents == 0) continue;
-        ssize_t n = ::read(readers[i]->get(), buffer, sizeof buffer);
-        if (n > 0) {
-          sinks[i]->append(buffer, static_cast<std::size_t>(n));
-        } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-          readers[i]->reset();
-        }
-      }
-      if (fds[2].revents != 0) {
-        ssize_t n = ::write(in.write.get(), input->data() + written, input->size() - written);
-        if (n > 0) written += static_cast<std::size_t>(n);
-        // EPIPE: the child stopped reading; what it printed still matters.
-        if ((n < 0 && errno != EINTR && errno != EAGAIN) || written == input->size()) in.write.reset();
-      }
-    }
-  }
+  exchange(in, out, err, options.stdin_data ? &*options.stdin_data : nullptr, result);
 
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {

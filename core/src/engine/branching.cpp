@@ -608,164 +608,238 @@ struct Repo::NewPlanner {
 
 Plan Repo::plan_new(const NewOptions& opt) { return NewPlanner(*this, opt).run(); }
 
-NewResult Repo::apply_new(const Plan& plan) {
-  std::vector<std::string> refusals;
-  bool all_keyed = true;
-  for (const auto& a : plan.actions)
-    if (a.op == "refuse") {
-      refusals.push_back(a.key.empty() ? a.detail : a.key + ": " + a.detail);
-      if (a.key.empty()) all_keyed = false;
-    }
-  if (!refusals.empty()) {
-    if (all_keyed) throw TetherError("refusing to reset working branches with unpinned writes:\n  " + join(refusals, "\n  "));
-    throw TetherError(join(refusals, "; "));
-  }
-  const Json& ctx = plan.context;
-  std::optional<std::string> bookmark;
-  if (ctx["bookmark"].is_string()) bookmark = ctx["bookmark"].get<std::string>();
-  std::optional<std::string> rev;
-  if (ctx["rev"].is_string()) rev = ctx["rev"].get<std::string>();
-  const bool create = ctx.value("create", false);
-  const bool keep = ctx.value("keep", false);
-
-  Json heads = Json::object();
-  for (const auto& a : plan.actions)
-    if (a.params.contains("head")) heads[a.key] = a.params["head"];
-  OpLog oplog(tether_dir() / "ops.jsonl");
-  std::string op_id =
-      oplog.begin("new", Json{{"workspace", model::workspace_to_toml(*workspace_)}, {"vcs", vcs_position()}, {"heads", heads}},
-                  op_parent_);
-
+// Applying a `new` plan, stage by stage: refuse what the plan refused, journal the start,
+// move the VCS, then either keep the working branches (--keep) or decide them anew: assign
+// trunk, reused and pending branches, fork concurrently, let shares follow their first key,
+// settle the base states and cached fingerprints; then end the journal entry and report. A
+// stage that throws ends the entry as failed (forks that failed end it with what was forked).
+struct Repo::NewApplier {
+  Repo& repo;
+  const Plan& plan;
+  std::optional<std::string> bookmark, rev;
+  bool create = false, keep = false;
+  OpLog oplog;
+  std::string op_id;
+  bool ended = false;  // the journal entry is closed
   NewResult res;
-  res.plan = plan;
-  res.kept = keep;
   std::vector<std::string> created, reset, reused, failed;
-  bool ended = false;
-  try {
-    // The VCS first: the manifests there are what the forks start from.
-    if (create) vcs_->new_bookmark(*bookmark, rev);
-    else if (rev) vcs_->switch_to(*rev);
-    else if (bookmark && vcs_->current_bookmark() != bookmark && vcs_->bookmarks().count(*bookmark))
-      vcs_->switch_to(*bookmark);
-    reload();
-    model::Workspace& ws = *workspace_;
-    ws.bookmark = bookmark;
-    if (keep) {
-      for (const auto* table : {&ws.working_refs, &ws.pending_forks})
-        for (const auto& [k, r] : *table)
-          if (auto m = manifests_.find(k); m != manifests_.end() && m->second.state) ws.base_states[k] = *m->second.state;
-    } else {
-      // Refs of keys not registered here stay (gc finds them); everything else is decided anew.
-      const std::map<std::string, std::string> previous = ws.working_refs;
-      std::map<std::string, std::string> kept;
-      for (const auto& [k, r] : ws.working_refs)
-        if (!manifests_.count(k)) kept[k] = r;
-      ws.working_refs = kept;
-      ws.pending_forks.clear();
-      ws.pending_resets.clear();
-      for (auto it = ws.fork_points.begin(); it != ws.fork_points.end();)
-        it = manifests_.count(it->first) ? ws.fork_points.erase(it) : std::next(it);
-      for (auto it = ws.base_states.begin(); it != ws.base_states.end();)
-        it = manifests_.count(it->first) ? ws.base_states.erase(it) : std::next(it);
-      std::vector<const PlanAction*> forks;
-      for (const auto& a : plan.actions) {
-        if (a.op == "trunk") {
-          // The cached fingerprint was of the branch the key worked on until now.
-          if (auto old = previous.find(a.key); old == previous.end() || old->second != a.target)
-            ws.last_snapshot.erase(a.key);
-          ws.working_refs[a.key] = a.target;
-        } else if (a.op == "reuse") {
-          ws.working_refs[a.key] = a.target;
-          ws.fork_points[a.key] = manifests_.at(a.key).state.value_or(Json(nullptr));
-          reused.push_back(a.key);
-        } else if (a.op == "fork" || a.op == "defer-fork") {
-          ws.pending_forks[a.key] = a.target;
-          if (a.params.contains("head")) ws.pending_resets[a.key] = a.params["head"];
-          if (a.op == "fork") forks.push_back(&a);
-        }
+  std::vector<const PlanAction*> forks;  // the forks to make now
+  std::vector<std::string> fork_errors;
+
+  NewApplier(Repo& r, const Plan& p) : repo(r), plan(p), oplog(r.tether_dir() / "ops.jsonl") {}
+
+  // The workspace as reloaded after the VCS moved.
+  model::Workspace& ws() { return *repo.workspace_; }
+
+  NewResult run() {
+    refuse_refusals();
+    read_context();
+    begin_journal();
+    res.plan = plan;
+    res.kept = keep;
+    try {
+      move_vcs();
+      repo.reload();
+      ws().bookmark = bookmark;
+      if (keep) {
+        keep_branches();
+      } else {
+        assign_branches();
+        fork_branches();
+        follow_shares();
+        settle_workspace();
+        if (!fork_errors.empty()) fail_forks();
       }
-      for (const auto& [k, r] : ws.pending_forks)
-        if (auto m = manifests_.find(k); m != manifests_.end() && m->second.state) ws.base_states[k] = *m->second.state;
-      write_workspace();  // interim: a crash while forking leaves them pending, not lost
-      auto results = fan_out<std::string>(forks.size(), [&](std::size_t i) {
-        const PlanAction& a = *forks[i];
-        const auto& m = manifests_.at(a.key);
-        sdk::Source source = a.params["source"].get<sdk::Source>();
-        if (source.kind == sdk::Source::Kind::Pin) source = checked_source(m);
-        sdk::Expected expected = a.params.contains("head") ? sdk::Expected::at(a.params["head"]) : sdk::Expected::absent();
-        return backend(a.kind).fork(m.locator, source, a.target, expected, a.key);
-      });
-      std::vector<std::string> errors;
-      for (std::size_t i = 0; i < forks.size(); ++i) {
-        const PlanAction& a = *forks[i];
-        if (!results[i].ok()) {
-          failed.push_back(a.key);
-          errors.push_back(results[i].keyed(a.key));
-          continue;
-        }
-        ws.working_refs[a.key] = *results[i].value;
-        ws.pending_forks.erase(a.key);
-        ws.pending_resets.erase(a.key);
-        ws.fork_points[a.key] = manifests_.at(a.key).state.value_or(Json(nullptr));
-        (a.params.contains("existing") ? reset : created).push_back(a.key);
-        oplog.progress(op_id, Json{{"action", "fork"}, {"key", a.key}, {"ref", *results[i].value}});
+      repo.write_workspace();
+    } catch (const std::exception& e) {
+      if (!ended) oplog.end(op_id, Json{{"failed", e.what()}});
+      throw;
+    }
+    end_journal();
+    report();
+    return std::move(res);
+  }
+
+  void refuse_refusals() {
+    std::vector<std::string> refusals;
+    bool all_keyed = true;
+    for (const auto& a : plan.actions)
+      if (a.op == "refuse") {
+        refusals.push_back(a.key.empty() ? a.detail : a.key + ": " + a.detail);
+        if (a.key.empty()) all_keyed = false;
       }
-      // Shares follow the first key of their branch.
-      for (const auto& a : plan.actions) {
-        if (a.op != "share") continue;
-        std::string with = a.params["with"].get<std::string>();
-        if (auto it = ws.working_refs.find(with); it != ws.working_refs.end()) {
-          ws.working_refs[a.key] = it->second;
-          ws.fork_points[a.key] = a.params["state"];
-        } else if (auto p = ws.pending_forks.find(with); p != ws.pending_forks.end()) {
-          ws.pending_forks[a.key] = p->second;
-        }
-        ws.base_states[a.key] = a.params["state"];
-      }
-      for (const auto& [k, r] : ws.working_refs)
-        if (auto m = manifests_.find(k); m != manifests_.end() && m->second.state && bookmark != config_.trunk())
-          ws.base_states[k] = *m->second.state;
-      // What the branches hold now is what the manifests record (a reset or pending fork
-      // starts there), so the cached fingerprints of the forked objects are that.
-      for (const auto& a : plan.actions)
-        if (a.op == "fork" || a.op == "defer-fork" || a.op == "reuse" || a.op == "share")
-          if (auto m = manifests_.find(a.key); m != manifests_.end() && m->second.state) ws.set_snapshot(a.key, *m->second.state);
-      write_workspace();
-      if (!errors.empty()) {
-        oplog.end(op_id, Json{{"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)}, {"created", created},
-                              {"reset", reset}, {"failed", failed}});
-        ended = true;
-        throw TetherError("could not fork working refs for " + join(failed) + " (" +
-                          std::to_string(created.size() + reset.size()) + " of " + std::to_string(forks.size()) +
-                          " forked and recorded; run `new` again -- it resets those branches too, so do not write to "
-                          "them first) (" + join(errors, "; ") + ")");
+    if (!refusals.empty()) {
+      if (all_keyed) throw TetherError("refusing to reset working branches with unpinned writes:\n  " + join(refusals, "\n  "));
+      throw TetherError(join(refusals, "; "));
+    }
+  }
+
+  void read_context() {
+    const Json& ctx = plan.context;
+    if (ctx["bookmark"].is_string()) bookmark = ctx["bookmark"].get<std::string>();
+    if (ctx["rev"].is_string()) rev = ctx["rev"].get<std::string>();
+    create = ctx.value("create", false);
+    keep = ctx.value("keep", false);
+  }
+
+  void begin_journal() {
+    Json heads = Json::object();
+    for (const auto& a : plan.actions)
+      if (a.params.contains("head")) heads[a.key] = a.params["head"];
+    op_id = oplog.begin(
+        "new", Json{{"workspace", model::workspace_to_toml(*repo.workspace_)}, {"vcs", repo.vcs_position()}, {"heads", heads}},
+        repo.op_parent_);
+  }
+
+  // The VCS first: the manifests there are what the forks start from.
+  void move_vcs() {
+    auto& vcs = *repo.vcs_;
+    if (create) vcs.new_bookmark(*bookmark, rev);
+    else if (rev) vcs.switch_to(*rev);
+    else if (bookmark && vcs.current_bookmark() != bookmark && vcs.bookmarks().count(*bookmark))
+      vcs.switch_to(*bookmark);
+  }
+
+  // --keep: the working branches stay; their bases become the manifests' states here.
+  void keep_branches() {
+    auto& w = ws();
+    for (const auto* table : {&w.working_refs, &w.pending_forks})
+      for (const auto& [k, r] : *table)
+        if (auto m = repo.manifests_.find(k); m != repo.manifests_.end() && m->second.state) w.base_states[k] = *m->second.state;
+  }
+
+  // Every registered key's branch decided anew: trunk and reused branches set, forks pending
+  // (written down before forking: a crash while forking leaves them pending, not lost).
+  void assign_branches() {
+    auto& w = ws();
+    const auto& manifests = repo.manifests_;
+    // Refs of keys not registered here stay (gc finds them); everything else is decided anew.
+    const std::map<std::string, std::string> previous = w.working_refs;
+    std::map<std::string, std::string> kept;
+    for (const auto& [k, r] : w.working_refs)
+      if (!manifests.count(k)) kept[k] = r;
+    w.working_refs = kept;
+    w.pending_forks.clear();
+    w.pending_resets.clear();
+    for (auto it = w.fork_points.begin(); it != w.fork_points.end();)
+      it = manifests.count(it->first) ? w.fork_points.erase(it) : std::next(it);
+    for (auto it = w.base_states.begin(); it != w.base_states.end();)
+      it = manifests.count(it->first) ? w.base_states.erase(it) : std::next(it);
+    for (const auto& a : plan.actions) {
+      if (a.op == "trunk") {
+        // The cached fingerprint was of the branch the key worked on until now.
+        if (auto old = previous.find(a.key); old == previous.end() || old->second != a.target) w.last_snapshot.erase(a.key);
+        w.working_refs[a.key] = a.target;
+      } else if (a.op == "reuse") {
+        w.working_refs[a.key] = a.target;
+        w.fork_points[a.key] = manifests.at(a.key).state.value_or(Json(nullptr));
+        reused.push_back(a.key);
+      } else if (a.op == "fork" || a.op == "defer-fork") {
+        w.pending_forks[a.key] = a.target;
+        if (a.params.contains("head")) w.pending_resets[a.key] = a.params["head"];
+        if (a.op == "fork") forks.push_back(&a);
       }
     }
-    write_workspace();
-  } catch (const std::exception& e) {
-    if (!ended) oplog.end(op_id, Json{{"failed", e.what()}});
-    throw;
+    for (const auto& [k, r] : w.pending_forks)
+      if (auto m = manifests.find(k); m != manifests.end() && m->second.state) w.base_states[k] = *m->second.state;
+    repo.write_workspace();  // interim
   }
-  const model::Workspace& ws = *workspace_;
-  oplog.end(op_id, Json{{"vcs", vcs_position()},
-                        {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
-                        {"created_bookmark", create},
-                        {"created", created},
-                        {"reset", reset},
-                        {"reused", reused},
-                        {"working_refs", ws.working_refs},
-                        {"pending_forks", ws.pending_forks},
-                        {"failed", failed}});
-  res.applied = true;
-  res.bookmark = bookmark;
-  res.trunk = bookmark && *bookmark == config_.trunk();
-  res.working_refs = ws.working_refs;
-  res.pending_forks = ws.pending_forks;
-  res.fork_points = ws.fork_points;
-  for (const auto& [k, r] : ws.working_refs)
-    if (!manifests_.count(k)) res.unregistered.push_back(k);
-  return res;
-}
+
+  // The forks, concurrently; each one made is recorded and journaled, each failure kept.
+  void fork_branches() {
+    auto results = fan_out<std::string>(forks.size(), [&](std::size_t i) {
+      const PlanAction& a = *forks[i];
+      const auto& m = repo.manifests_.at(a.key);
+      sdk::Source source = a.params["source"].get<sdk::Source>();
+      if (source.kind == sdk::Source::Kind::Pin) source = repo.checked_source(m);
+      sdk::Expected expected = a.params.contains("head") ? sdk::Expected::at(a.params["head"]) : sdk::Expected::absent();
+      return repo.backend(a.kind).fork(m.locator, source, a.target, expected, a.key);
+    });
+    auto& w = ws();
+    for (std::size_t i = 0; i < forks.size(); ++i) {
+      const PlanAction& a = *forks[i];
+      if (!results[i].ok()) {
+        failed.push_back(a.key);
+        fork_errors.push_back(results[i].keyed(a.key));
+        continue;
+      }
+      w.working_refs[a.key] = *results[i].value;
+      w.pending_forks.erase(a.key);
+      w.pending_resets.erase(a.key);
+      w.fork_points[a.key] = repo.manifests_.at(a.key).state.value_or(Json(nullptr));
+      (a.params.contains("existing") ? reset : created).push_back(a.key);
+      oplog.progress(op_id, Json{{"action", "fork"}, {"key", a.key}, {"ref", *results[i].value}});
+    }
+  }
+
+  // Shares follow the first key of their branch.
+  void follow_shares() {
+    auto& w = ws();
+    for (const auto& a : plan.actions) {
+      if (a.op != "share") continue;
+      std::string with = a.params["with"].get<std::string>();
+      if (auto it = w.working_refs.find(with); it != w.working_refs.end()) {
+        w.working_refs[a.key] = it->second;
+        w.fork_points[a.key] = a.params["state"];
+      } else if (auto p = w.pending_forks.find(with); p != w.pending_forks.end()) {
+        w.pending_forks[a.key] = p->second;
+      }
+      w.base_states[a.key] = a.params["state"];
+    }
+  }
+
+  // Base states off the trunk, and the cached fingerprints: what the branches hold now is
+  // what the manifests record (a reset or pending fork starts there).
+  void settle_workspace() {
+    auto& w = ws();
+    const auto& manifests = repo.manifests_;
+    for (const auto& [k, r] : w.working_refs)
+      if (auto m = manifests.find(k); m != manifests.end() && m->second.state && bookmark != repo.config_.trunk())
+        w.base_states[k] = *m->second.state;
+    for (const auto& a : plan.actions)
+      if (a.op == "fork" || a.op == "defer-fork" || a.op == "reuse" || a.op == "share")
+        if (auto m = manifests.find(a.key); m != manifests.end() && m->second.state) w.set_snapshot(a.key, *m->second.state);
+    repo.write_workspace();
+  }
+
+  // Some forks failed: the entry ends with what was forked, and the error says how to go on.
+  [[noreturn]] void fail_forks() {
+    oplog.end(op_id, Json{{"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)}, {"created", created},
+                          {"reset", reset}, {"failed", failed}});
+    ended = true;
+    throw TetherError("could not fork working refs for " + join(failed) + " (" +
+                      std::to_string(created.size() + reset.size()) + " of " + std::to_string(forks.size()) +
+                      " forked and recorded; run `new` again -- it resets those branches too, so do not write to "
+                      "them first) (" + join(fork_errors, "; ") + ")");
+  }
+
+  void end_journal() {
+    const model::Workspace& w = ws();
+    oplog.end(op_id, Json{{"vcs", repo.vcs_position()},
+                          {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
+                          {"created_bookmark", create},
+                          {"created", created},
+                          {"reset", reset},
+                          {"reused", reused},
+                          {"working_refs", w.working_refs},
+                          {"pending_forks", w.pending_forks},
+                          {"failed", failed}});
+  }
+
+  void report() {
+    const model::Workspace& w = ws();
+    res.applied = true;
+    res.bookmark = bookmark;
+    res.trunk = bookmark && *bookmark == repo.config_.trunk();
+    res.working_refs = w.working_refs;
+    res.pending_forks = w.pending_forks;
+    res.fork_points = w.fork_points;
+    for (const auto& [k, r] : w.working_refs)
+      if (!repo.manifests_.count(k)) res.unregistered.push_back(k);
+  }
+};
+
+NewResult Repo::apply_new(const Plan& plan) { return NewApplier(*this, plan).run(); }
 
 // ---- tether open -----------------------------------------------------------------------------
 

@@ -154,107 +154,133 @@ Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<st
   return plan;
 }
 
-CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress) {
+// Applying a commit plan, stage by stage: check a saved plan against the stores, journal the
+// start, cut and record the pins, write the manifests and listings, commit the VCS, then move
+// the workspace onto the committed states and close the journal entry. Until the VCS commit
+// lands, a failing stage rolls back what the earlier ones did (roll_back).
+struct Repo::Committer {
+  Repo& repo;
+  const Plan& plan;
+  const bool verify;
+  const std::string& op_name;
+  const ProgressFn& progress;
+  const std::string message;
+  const bool no_vcs;
   CommitResult res;
-  res.plan = plan;
-  const std::string message = plan.context.value("message", std::string());
-  const bool no_vcs = plan.context.value("no_vcs", false);
-  if (verify) {
-    check_preconditions(plan);
-    // The planned states must still be what the systems hold.
+  Json pre_objects = Json::object();  // key -> its manifest text before the commit (null: none)
+  OpLog oplog;
+  std::string op_id;
+  std::vector<const PlanAction*> pin_actions;  // one per pin id
+  std::vector<Outcome<sdk::Pin>> pinned;       // beside pin_actions
+  std::map<std::string, sdk::Pin> cut;         // pin id -> pin
+  std::vector<std::pair<const PlanAction*, sdk::Pin>> created;
+  std::vector<std::string> written_listings;
+
+  Committer(Repo& r, const Plan& p, bool v, const std::string& op, const ProgressFn& pr)
+      : repo(r), plan(p), verify(v), op_name(op), progress(pr), message(p.context.value("message", std::string())),
+        no_vcs(p.context.value("no_vcs", false)), oplog(r.tether_dir() / "ops.jsonl") {}
+
+  CommitResult run() {
+    res.plan = plan;
+    if (verify) check_saved_plan();
+    for (const auto& n : plan.notes)
+      if (n.size() > 11 && n.compare(n.size() - 11, 11, ": unchanged") == 0) res.unchanged.push_back(n.substr(0, n.size() - 11));
+    repo.check_not_stale();
+    if (!no_vcs) repo.check_on_bookmark();
+    if (!anything_to_do()) return std::move(res);  // no op logged
+
+    // Journal first, so a crash leaves a record of what was started.
+    begin_journal();
+    try {
+      cut_pins();
+      record_pins();
+      write_manifests();
+      oplog.progress(op_id, Json{{"action", "manifests"}});
+      commit_vcs();
+    } catch (const std::exception& e) {
+      roll_back(e.what());
+      repo.reload();
+      throw;
+    }
+    repo.reload();
+    update_workspace();
+    end_journal();
+    res.applied = true;
+    return std::move(res);
+  }
+
+  // A saved plan: its preconditions hold and the planned states are still what the systems hold.
+  void check_saved_plan() {
+    repo.check_preconditions(plan);
     std::vector<std::string> keys;
     for (const auto& a : plan.actions) {
       if (a.key.empty()) continue;
-      if (!manifests_.count(a.key)) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
+      if (!repo.manifests_.count(a.key)) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
       keys.push_back(a.key);
     }
-    auto moving = moving_keys();
+    auto moving = repo.moving_keys();
     std::vector<std::string> live;
     for (const auto& k : keys)
       if (std::find(moving.begin(), moving.end(), k) != moving.end()) live.push_back(k);
-    auto snap = fingerprint_keys(live, /*upstream=*/false, progress);
+    auto snap = repo.fingerprint_keys(live, /*upstream=*/false, progress);
     for (const auto& a : plan.actions) {
       if (a.key.empty()) continue;
       auto it = snap.states.find(a.key);
       if (it == snap.states.end()) {
         if (auto e = snap.errors.find(a.key); e != snap.errors.end()) throw TetherError(e->second);
         // Not moving: tether records its committed state (a policy change), nothing the file says.
-        const auto& m = manifests_.at(a.key);
-        if (!plan.context.value("pull", false) && (!m.state || !backend(m.kind).same(*m.state, a.params["state"])))
+        const auto& m = repo.manifests_.at(a.key);
+        if (!plan.context.value("pull", false) && (!m.state || !repo.backend(m.kind).same(*m.state, a.params["state"])))
           throw StalePlanError("the saved commit plan records " + model::py_repr(a.key) + " at " +
                                model::short_state(a.params["state"]) + ", which is neither its committed state nor what "
                                "its store holds; re-run the plan");
         continue;
       }
-      if (!backend(a.kind).same(it->second, a.params["state"]))
+      if (!repo.backend(a.kind).same(it->second, a.params["state"]))
         throw StalePlanError(model::py_repr(a.key) + " changed since the plan was made (" + model::short_state(a.params["state"]) +
                              " -> " + model::short_state(it->second) + "); re-run the plan");
     }
   }
-  for (const auto& n : plan.notes)
-    if (n.size() > 11 && n.compare(n.size() - 11, 11, ": unchanged") == 0) res.unchanged.push_back(n.substr(0, n.size() - 11));
-  check_not_stale();
-  if (!no_vcs) check_on_bookmark();
 
-  const std::vector<std::string> paths = vcs_paths();
-  bool manifests_dirty = !no_vcs && vcs_->is_dirty(paths);
-  bool object_actions = false;
-  for (const auto& a : plan.actions)
-    if (a.op != "vcs-commit") object_actions = true;
-  if (!object_actions && !manifests_dirty) return res;  // nothing to do: no op logged
-
-  // 3. Apply. Journal first, so a crash leaves a record of what was started.
-  Json pre_objects = Json::object();
-  for (const auto& a : plan.actions) {
-    if (a.key.empty()) continue;
-    auto text = model::read_checkout_file(model::manifest_path(objects_dir(), a.key));
-    pre_objects[a.key] = text ? Json(*text) : Json(nullptr);
+  // An object action, or manifests the VCS would commit.
+  bool anything_to_do() {
+    const std::vector<std::string> paths = repo.vcs_paths();
+    bool manifests_dirty = !no_vcs && repo.vcs_->is_dirty(paths);
+    bool object_actions = false;
+    for (const auto& a : plan.actions)
+      if (a.op != "vcs-commit") object_actions = true;
+    return object_actions || manifests_dirty;
   }
-  Json pre{{"vcs", vcs_position()},
-           {"objects", pre_objects},
-           {"workspace", model::workspace_to_toml(*workspace_)}};
-  OpLog oplog(tether_dir() / "ops.jsonl");
-  std::string op_id = oplog.begin(op_name, pre);
+
+  // The op-log entry, with what a rollback or undo restores: the VCS position, the manifests
+  // the plan touches, the workspace.
+  void begin_journal() {
+    for (const auto& a : plan.actions) {
+      if (a.key.empty()) continue;
+      auto text = model::read_checkout_file(model::manifest_path(repo.objects_dir(), a.key));
+      pre_objects[a.key] = text ? Json(*text) : Json(nullptr);
+    }
+    Json pre{{"vcs", repo.vcs_position()},
+             {"objects", pre_objects},
+             {"workspace", model::workspace_to_toml(*repo.workspace_)}};
+    op_id = oplog.begin(op_name, pre);
+  }
 
   // Pins: one per pin id (two objects with one identity and state share it), concurrently.
-  std::vector<const PlanAction*> pin_actions;
-  std::set<std::string> seen;
-  for (const auto& a : plan.actions)
-    if (a.op == "pin" && seen.insert(a.params["pin_id"].get<std::string>()).second) pin_actions.push_back(&a);
-  std::map<std::string, sdk::Pin> cut;  // pin id -> pin
-  std::vector<std::pair<const PlanAction*, sdk::Pin>> created;
-  std::vector<std::string> written_listings;
-  auto rollback = [&](const std::string& why) {
-    std::set<std::string> released;
-    for (auto& [a, pin] : created) {
-      try {
-        backend(a->kind).unpin(manifests_.at(a->key).locator, pin, a->key);
-        released.insert(pin.id);
-      } catch (const std::exception&) {
-        // Left for gc: the op log names it, the pinned index claims it, no commit references it.
-      }
-    }
-    try {
-      PinIndex(pinned_index_path()).release(released);
-    } catch (const std::exception&) {
-      // A stale claim only lets gc release a pin nothing references.
-    }
-    for (auto& [key, text] : pre_objects.items()) {
-      if (text.is_null()) model::remove_manifest(objects_dir(), key);
-      else model::write_checkout_file(model::manifest_path(objects_dir(), key), text.get<std::string>());
-    }
-    for (const auto& l : written_listings) model::remove_checkout_file(tether_dir() / "listings" / l);
-    if (!written_listings.empty())
-      model::remove_empty_checkout_dirs(tether_dir() / "listings", tether_dir().rel);  // only if now empty
-    oplog.end(op_id, Json{{"failed", why}, {"rolled_back", true}});
-  };
-
-  try {
-    auto pinned = fan_out<sdk::Pin>(pin_actions.size(), [&](std::size_t i) {
+  void cut_pins() {
+    std::set<std::string> seen;
+    for (const auto& a : plan.actions)
+      if (a.op == "pin" && seen.insert(a.params["pin_id"].get<std::string>()).second) pin_actions.push_back(&a);
+    pinned = fan_out<sdk::Pin>(pin_actions.size(), [&](std::size_t i) {
       const PlanAction& a = *pin_actions[i];
-      const auto& m = manifests_.at(a.key);
-      return backend(a.kind).pin(m.locator, a.params["state"], a.params["pin_id"].get<std::string>(), a.key);
+      const auto& m = repo.manifests_.at(a.key);
+      return repo.backend(a.kind).pin(m.locator, a.params["state"], a.params["pin_id"].get<std::string>(), a.key);
     });
+  }
+
+  // Each pin cut: claimed in the pinned index when this commit created it, and journaled.
+  // Any failure fails the commit (after every pin is accounted for, so rollback sees them all).
+  void record_pins() {
     std::vector<std::string> failures;
     for (std::size_t i = 0; i < pin_actions.size(); ++i) {
       const PlanAction& a = *pin_actions[i];
@@ -263,7 +289,7 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
         cut[a.params["pin_id"].get<std::string>()] = p;
         if (p.created) {
           created.emplace_back(&a, p);
-          if (auto err = PinIndex(pinned_index_path()).claim(dataset_id_, a.kind, p.id); err && res.warnings.empty())
+          if (auto err = PinIndex(repo.pinned_index_path()).claim(repo.dataset_id_, a.kind, p.id); err && res.warnings.empty())
             res.warnings.push_back("could not record " + a.key + "'s pin in the pinned index (gc will treat it as another "
                                    "clone's): " + *err);
         }
@@ -273,11 +299,13 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
       failures.push_back(pinned[i].keyed(a.key));
     }
     if (!failures.empty()) throw_failures("could not be pinned", failures);
+  }
 
-    // Manifests and listings.
+  // Each object's manifest at its new state (and pin), and its listing when the backend diffs.
+  void write_manifests() {
     for (const auto& a : plan.actions) {
       if (a.op == "vcs-commit") continue;
-      const auto& m = manifests_.at(a.key);
+      const auto& m = repo.manifests_.at(a.key);
       Json state = a.params["state"];
       std::optional<sdk::Pin> pin;
       bool recoverable = true;
@@ -291,49 +319,78 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
       }
       auto updated = m.with_pin(state, pin, recoverable);
       if (plan.context.value("pull", false)) updated.locator.erase("at");  // pulled to the branch head
-      auto& b = backend(m.kind);
-      if (effective_capabilities(m) & sdk::kDiff) {
+      auto& b = repo.backend(m.kind);
+      if (repo.effective_capabilities(m) & sdk::kDiff) {
         if (auto text = b.listing(m.locator, state, a.key)) {
           const std::string name = model::listing_name(m.kind, b.identity(m.locator, a.key), b.content_state(state));
-          const auto p = tether_dir() / "listings" / name;
+          const auto p = repo.tether_dir() / "listings" / name;
           if (!model::checkout_entry_exists(p)) {  // content-addressed, write-once
             model::write_checkout_file(p, *text);
             written_listings.push_back(name);
           }
         }
       }
-      model::write_manifest(objects_dir(), updated);
+      model::write_manifest(repo.objects_dir(), updated);
     }
-    oplog.progress(op_id, Json{{"action", "manifests"}});
-
-    if (!no_vcs) {
-      res.vcs_commit = vcs_->commit(vcs_paths(), message);
-      if (res.vcs_commit) oplog.progress(op_id, Json{{"action", "vcs-commit"}, {"commit", *res.vcs_commit}});
-    }
-  } catch (const std::exception& e) {
-    rollback(e.what());
-    reload();
-    throw;
   }
 
-  // 4. The workspace: committed states become the base of their working refs.
-  reload();
-  for (const auto& a : plan.actions) {
-    if (a.op == "vcs-commit") continue;
-    if (workspace_->working_refs.count(a.key) || workspace_->pending_forks.count(a.key))
-      workspace_->base_states[a.key] = a.params["state"];
-    workspace_->set_snapshot(a.key, a.params["state"]);
+  void commit_vcs() {
+    if (no_vcs) return;
+    res.vcs_commit = repo.vcs_->commit(repo.vcs_paths(), message);
+    if (res.vcs_commit) oplog.progress(op_id, Json{{"action", "vcs-commit"}, {"commit", *res.vcs_commit}});
   }
-  workspace_->last_snapshot_at = model::now_iso_utc();
-  write_workspace();
-  Json pinned_ids = Json::object();
-  for (const auto& a : plan.actions)
-    if (!a.key.empty()) pinned_ids[a.key] = a.op == "pin" ? a.params["pin_id"] : Json(nullptr);
-  oplog.end(op_id, Json{{"vcs_commit", res.vcs_commit ? Json(*res.vcs_commit) : Json(nullptr)},
-                        {"pinned", pinned_ids},
-                        {"unrecoverable", res.unrecoverable}});
-  res.applied = true;
-  return res;
+
+  // A stage before the VCS commit failed: release the pins this commit created, restore the
+  // manifests, remove the listings it wrote, and end the entry as rolled back.
+  void roll_back(const std::string& why) {
+    std::set<std::string> released;
+    for (auto& [a, pin] : created) {
+      try {
+        repo.backend(a->kind).unpin(repo.manifests_.at(a->key).locator, pin, a->key);
+        released.insert(pin.id);
+      } catch (const std::exception&) {
+        // Left for gc: the op log names it, the pinned index claims it, no commit references it.
+      }
+    }
+    try {
+      PinIndex(repo.pinned_index_path()).release(released);
+    } catch (const std::exception&) {
+      // A stale claim only lets gc release a pin nothing references.
+    }
+    for (auto& [key, text] : pre_objects.items()) {
+      if (text.is_null()) model::remove_manifest(repo.objects_dir(), key);
+      else model::write_checkout_file(model::manifest_path(repo.objects_dir(), key), text.get<std::string>());
+    }
+    for (const auto& l : written_listings) model::remove_checkout_file(repo.tether_dir() / "listings" / l);
+    if (!written_listings.empty())
+      model::remove_empty_checkout_dirs(repo.tether_dir() / "listings", repo.tether_dir().rel);  // only if now empty
+    oplog.end(op_id, Json{{"failed", why}, {"rolled_back", true}});
+  }
+
+  // The workspace: committed states become the base of their working refs.
+  void update_workspace() {
+    auto& ws = *repo.workspace_;
+    for (const auto& a : plan.actions) {
+      if (a.op == "vcs-commit") continue;
+      if (ws.working_refs.count(a.key) || ws.pending_forks.count(a.key)) ws.base_states[a.key] = a.params["state"];
+      ws.set_snapshot(a.key, a.params["state"]);
+    }
+    ws.last_snapshot_at = model::now_iso_utc();
+    repo.write_workspace();
+  }
+
+  void end_journal() {
+    Json pinned_ids = Json::object();
+    for (const auto& a : plan.actions)
+      if (!a.key.empty()) pinned_ids[a.key] = a.op == "pin" ? a.params["pin_id"] : Json(nullptr);
+    oplog.end(op_id, Json{{"vcs_commit", res.vcs_commit ? Json(*res.vcs_commit) : Json(nullptr)},
+                          {"pinned", pinned_ids},
+                          {"unrecoverable", res.unrecoverable}});
+  }
+};
+
+CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress) {
+  return Committer(*this, plan, verify, op_name, progress).run();
 }
 
 }  // namespace tether::engine

@@ -483,47 +483,87 @@ struct Repo::PromotePlanner {
 
 Plan Repo::plan_promote(const PromoteOptions& opt) { return PromotePlanner(*this, opt).run(); }
 
-PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
+// Applying a promote plan, stage by stage: sort the plan's decisions into the report, journal
+// the whole plan, land the merges, then the fast-forwards (held when a merge did not land),
+// rewind what landed when the rest did not, reset merged forks onto the merge result, let
+// shares follow their first key, move the fork points, move the trunk, and end the journal
+// entry. `resume` (repair finishing a promote a kill interrupted) reuses the entry, lets the
+// bases decide each move, never rewinds, and leaves the entry open while anything failed.
+struct Repo::PromoteApplier {
+  Repo& repo;
+  const Plan& plan;
+  const OpEntry* resume;
+  const Json& ctx;
   PromoteReport rep;
-  rep.plan = plan;
-  const Json& ctx = plan.context;
   std::optional<std::string> rev;
-  if (ctx["rev"].is_string()) rev = ctx["rev"].get<std::string>();
-  const std::string message = ctx.value("message", std::string("tether promote"));
-  const bool subset = !ctx.value("subset", Json::array()).empty();
-  std::set<std::string> acted;
-  for (const auto& a : plan.actions) {
-    if (a.key.empty()) continue;
-    acted.insert(a.key);
-    if (a.op == "refuse") rep.refused[a.key] = a.detail;
-    if (a.op == "refuse" && a.params.contains("conflicts") && a.params["conflicts"].is_array())
-      rep.conflicts[a.key] = a.params["conflicts"].get<std::vector<std::string>>();
-    if (a.op == "hold") rep.held[a.key] = a.detail;
-  }
-  for (const auto& [k, m] : manifests_)
-    if (!acted.count(k)) rep.skipped.push_back(k);
-
+  std::string message;
+  bool subset = false;
   std::vector<const PlanAction*> merges, ffs;
-  for (const auto& a : plan.actions) {
-    if (a.op == "merge") merges.push_back(&a);
-    if (a.op == "fast-forward") ffs.push_back(&a);
-  }
-  bool any_writes = !merges.empty() || !ffs.empty();
-  OpLog oplog(tether_dir() / "ops.jsonl");
+  bool any_writes = false;
+  OpLog oplog;
   std::string op_id;
-  if (resume) {
-    op_id = resume->id;
-  } else if (any_writes) {
-    // The whole plan goes into the journal before the first move: `repair` finishes from it
-    // and `undo` reverses from it if this process dies half way.
-    Json bases = Json::object();
-    for (const auto& a : plan.actions)
-      if (a.params.contains("base_state")) bases[a.key] = a.params["base_state"];
-    op_id = oplog.begin("promote", Json{{"workspace", model::workspace_to_toml(*workspace_)},
-                                        {"base_states", bases},
-                                        {"plan", plan.to_json()}});
+
+  PromoteApplier(Repo& r, const Plan& p, const OpEntry* re)
+      : repo(r), plan(p), resume(re), ctx(p.context), oplog(r.tether_dir() / "ops.jsonl") {}
+
+  PromoteReport run() {
+    rep.plan = plan;
+    if (ctx["rev"].is_string()) rev = ctx["rev"].get<std::string>();
+    message = ctx.value("message", std::string("tether promote"));
+    subset = !ctx.value("subset", Json::array()).empty();
+    sort_actions();
+    begin_journal();
+    land(merges, true);
+    if (merge_blocked()) hold_fast_forwards();
+    else land(ffs, false);
+    if (incomplete() && !resume) rewind_landed();
+    reset_merged_forks();
+    follow_shares();
+    move_fork_points();
+    move_trunk();
+    rep.applied = true;
+    end_journal();
+    return std::move(rep);
   }
-  auto record_error = [&](const PlanAction& a, const std::exception& e) {
+
+  // The plan's refusals, holds and untouched keys into the report; the moves into merges and
+  // fast-forwards.
+  void sort_actions() {
+    std::set<std::string> acted;
+    for (const auto& a : plan.actions) {
+      if (a.key.empty()) continue;
+      acted.insert(a.key);
+      if (a.op == "refuse") rep.refused[a.key] = a.detail;
+      if (a.op == "refuse" && a.params.contains("conflicts") && a.params["conflicts"].is_array())
+        rep.conflicts[a.key] = a.params["conflicts"].get<std::vector<std::string>>();
+      if (a.op == "hold") rep.held[a.key] = a.detail;
+    }
+    for (const auto& [k, m] : repo.manifests_)
+      if (!acted.count(k)) rep.skipped.push_back(k);
+    for (const auto& a : plan.actions) {
+      if (a.op == "merge") merges.push_back(&a);
+      if (a.op == "fast-forward") ffs.push_back(&a);
+    }
+    any_writes = !merges.empty() || !ffs.empty();
+  }
+
+  // The whole plan goes into the journal before the first move: `repair` finishes from it
+  // and `undo` reverses from it if this process dies half way. Resuming, the entry is the
+  // interrupted one's.
+  void begin_journal() {
+    if (resume) {
+      op_id = resume->id;
+    } else if (any_writes) {
+      Json bases = Json::object();
+      for (const auto& a : plan.actions)
+        if (a.params.contains("base_state")) bases[a.key] = a.params["base_state"];
+      op_id = oplog.begin("promote", Json{{"workspace", model::workspace_to_toml(*repo.workspace_)},
+                                          {"base_states", bases},
+                                          {"plan", plan.to_json()}});
+    }
+  }
+
+  void record_error(const PlanAction& a, const std::exception& e) {
     if (auto* mc = dynamic_cast<const MergeConflict*>(&e)) {
       rep.conflicts[a.key] = mc->conflicts();
       rep.refused[a.key] = mc->bare_message();
@@ -534,13 +574,15 @@ PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
     } else {
       rep.failed[a.key] = e.what();
     }
-  };
+  }
+
   // One move, conditional on the reviewed base. Resuming an interrupted promote, what the
   // base holds now decides: the reviewed base -> the move runs now (from the reviewed state,
   // not from a ref that may have gained writes since); the move's result -> it had landed,
   // and the backend settles whatever the kill left half done; anything else -> failed.
-  auto move = [&](const PlanAction& a, bool merge) -> Json {
-    auto& b = backend(a.kind);
+  // Runs on the fan-out's threads.
+  Json move(const PlanAction& a, bool merge) {
+    auto& b = repo.backend(a.kind);
     const Json& loc = a.params["locator"];
     const Json& base = a.params["base_state"];
     const Json& target = a.params["target_state"];
@@ -567,8 +609,10 @@ PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
                                {"to", merge ? Json(nullptr) : target}});
     if (merge) return b.merge(loc, src, message, sdk::Expected::at(base), a.key);
     return b.promote(loc, src, sdk::Expected::at(base), a.key);
-  };
-  auto land = [&](const std::vector<const PlanAction*>& actions, bool merge) {
+  }
+
+  // The moves of one kind, concurrently; each result journaled or recorded as an error.
+  void land(const std::vector<const PlanAction*>& actions, bool merge) {
     auto results = fan_out<Json>(actions.size(), [&](std::size_t i) { return move(*actions[i], merge); });
     for (std::size_t i = 0; i < actions.size(); ++i) {
       const PlanAction& a = *actions[i];
@@ -583,29 +627,35 @@ PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
         record_error(a, e);
       }
     }
-  };
-  land(merges, true);
-  bool merge_blocked = false;
-  for (const auto* a : merges)
-    if (!rep.merged.count(a->key)) merge_blocked = true;
-  if (merge_blocked) {
+  }
+
+  bool merge_blocked() const {
+    for (const auto* a : merges)
+      if (!rep.merged.count(a->key)) return true;
+    return false;
+  }
+
+  // A merge did not land: the fast-forwards wait, the bookmark lands whole or not at all.
+  void hold_fast_forwards() {
     std::vector<std::string> not_landed;
     for (const auto* a : merges)
       if (!rep.merged.count(a->key)) not_landed.push_back(a->key);
     for (const auto* a : ffs)
       rep.held[a->key] = "would fast-forward: held because the merge of " + join(not_landed) +
                          " did not land, and a bookmark lands whole or not at all";
-  } else {
-    land(ffs, false);
   }
+
+  bool incomplete() const {
+    for (const auto* list : {&merges, &ffs})
+      for (const auto* a : *list)
+        if (!rep.merged.count(a->key) && !rep.fast_forwarded.count(a->key)) return true;
+    return false;
+  }
+
   // Every object was checked before the first move, so a move fails here only when
   // something changed in between: the moves that did land go back where the plan found
   // them (conditional on where they landed), and the bookmark stays whole or not at all.
-  bool incomplete = false;
-  for (const auto* list : {&merges, &ffs})
-    for (const auto* a : *list)
-      if (!rep.merged.count(a->key) && !rep.fast_forwarded.count(a->key)) incomplete = true;
-  if (incomplete && !resume) {
+  void rewind_landed() {
     for (const auto* list : {&merges, &ffs})
       for (const auto* a : *list) {
         auto& table = rep.merged.count(a->key) ? rep.merged : rep.fast_forwarded;
@@ -614,7 +664,7 @@ PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
         const Json& base = a->params["base_state"];
         try {
           oplog.progress(op_id, Json{{"action", "rewinding"}, {"key", a->key}, {"from", it->second}, {"to", base}});
-          backend(a->kind).rewind(a->params["locator"], base, sdk::Expected::at(it->second), a->key);
+          repo.backend(a->kind).rewind(a->params["locator"], base, sdk::Expected::at(it->second), a->key);
           oplog.progress(op_id, Json{{"action", "rewind"}, {"key", a->key}, {"state", base}});
           rep.rolled_back[a->key] = "moved back to " + model::short_state(base) + " because the rest did not land";
           table.erase(it);
@@ -626,73 +676,86 @@ PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
         }
       }
   }
-  // A merged fork restarts from the merge result, so the next commit pins what landed.
-  for (const auto* a : merges) {
-    auto it = rep.merged.find(a->key);
-    if (it == rep.merged.end() || !a->params["source"].contains("ref")) continue;
-    std::string ref = a->params["source"]["ref"].get<std::string>();
-    try {
-      auto& b = backend(a->kind);
-      if (resume && b.same(b.fingerprint(a->params["locator"], ref, a->key), it->second)) continue;  // done before the kill
-      b.fork(a->params["locator"], sdk::Source::of_state(it->second), ref, sdk::Expected::at(a->params["target_state"]), a->key);
-    } catch (const RefMovedError& e) {
-      rep.kept_forks[a->key] = ref + " gained writes during the merge (" + e.bare_message() +
-                               "); left as it is -- commit them and promote again";
-    } catch (const std::exception& e) {
-      rep.kept_forks[a->key] = ref + " was not reset onto the merge result (" + std::string(e.what()) +
-                               "); left as it is -- the next commit pins it and promote merges again";
-    }
-  }
-  // Shares follow their first key.
-  for (const auto& a : plan.actions) {
-    if (a.op != "share") continue;
-    std::string with = a.params.value("with", std::string());
-    if (auto f = rep.fast_forwarded.find(with); f != rep.fast_forwarded.end()) rep.fast_forwarded[a.key] = f->second;
-    else if (auto m = rep.merged.find(with); m != rep.merged.end()) rep.merged[a.key] = m->second;
-    else if (auto r = rep.refused.find(with); r != rep.refused.end()) rep.refused[a.key] = r->second;
-    else if (auto h = rep.held.find(with); h != rep.held.end()) rep.held[a.key] = h->second;
-    else if (auto f2 = rep.failed.find(with); f2 != rep.failed.end()) rep.failed[a.key] = f2->second;
-  }
-  // The moved bases are the new fork points.
-  for (const auto* table : {&rep.fast_forwarded, &rep.merged})
-    for (const auto& [k, st] : *table) {
-      if (workspace_->working_refs.count(k)) workspace_->fork_points[k] = st;
-      workspace_->set_snapshot(k, st);
-    }
-  if (any_writes) write_workspace();
 
-  // The trunk follows a bookmark that landed whole.
-  const std::string trunk = config_.trunk();
-  std::optional<std::string> bookmark;
-  if (ctx["bookmark"].is_string()) bookmark = ctx["bookmark"].get<std::string>();
-  bool landed_something = !rep.fast_forwarded.empty() || !ctx.value("current", Json::array()).empty();
-  if (landed_something && bookmark && *bookmark != trunk && !rev && !subset && rep.refused.empty() && rep.held.empty() &&
-      rep.merged.empty() && rep.failed.empty() && rep.rolled_back.empty()) {
-    std::string commit = ctx["bookmark_commit"].is_string() ? ctx["bookmark_commit"].get<std::string>()
-                                                            : vcs_->head().value_or("");
-    auto bms = vcs_->bookmarks();
-    auto t = bms.find(trunk);
-    if (!commit.empty() && (t == bms.end() || t->second != commit)) {
-      if (t != bms.end() && !vcs_->is_ancestor(t->second, commit)) {
-        rep.trunk_held = trunk + " moved to " + t->second.substr(0, 12) +
-                         " since the plan; not moved backwards -- merge the manifests and promote again";
-      } else {
-        try {
-          if (t == bms.end()) throw VcsError("bookmark '" + trunk + "' does not exist");
-          if (!op_id.empty())
-            oplog.progress(op_id, Json{{"action", "trunk-landing"}, {"bookmark", trunk}, {"from", t->second}, {"to", commit}});
-          vcs_->bookmark_set(trunk, commit, t->second);
-          rep.trunk_moved = commit;
-        } catch (const std::exception& e) {
-          rep.trunk_held = std::string(e.what());
-        }
+  // A merged fork restarts from the merge result, so the next commit pins what landed.
+  void reset_merged_forks() {
+    for (const auto* a : merges) {
+      auto it = rep.merged.find(a->key);
+      if (it == rep.merged.end() || !a->params["source"].contains("ref")) continue;
+      std::string ref = a->params["source"]["ref"].get<std::string>();
+      try {
+        auto& b = repo.backend(a->kind);
+        if (resume && b.same(b.fingerprint(a->params["locator"], ref, a->key), it->second)) continue;  // done before the kill
+        b.fork(a->params["locator"], sdk::Source::of_state(it->second), ref, sdk::Expected::at(a->params["target_state"]), a->key);
+      } catch (const RefMovedError& e) {
+        rep.kept_forks[a->key] = ref + " gained writes during the merge (" + e.bare_message() +
+                                 "); left as it is -- commit them and promote again";
+      } catch (const std::exception& e) {
+        rep.kept_forks[a->key] = ref + " was not reset onto the merge result (" + std::string(e.what()) +
+                                 "); left as it is -- the next commit pins it and promote merges again";
       }
     }
   }
-  rep.applied = true;
+
+  // Shares follow their first key.
+  void follow_shares() {
+    for (const auto& a : plan.actions) {
+      if (a.op != "share") continue;
+      std::string with = a.params.value("with", std::string());
+      if (auto f = rep.fast_forwarded.find(with); f != rep.fast_forwarded.end()) rep.fast_forwarded[a.key] = f->second;
+      else if (auto m = rep.merged.find(with); m != rep.merged.end()) rep.merged[a.key] = m->second;
+      else if (auto r = rep.refused.find(with); r != rep.refused.end()) rep.refused[a.key] = r->second;
+      else if (auto h = rep.held.find(with); h != rep.held.end()) rep.held[a.key] = h->second;
+      else if (auto f2 = rep.failed.find(with); f2 != rep.failed.end()) rep.failed[a.key] = f2->second;
+    }
+  }
+
+  // The moved bases are the new fork points.
+  void move_fork_points() {
+    auto& ws = *repo.workspace_;
+    for (const auto* table : {&rep.fast_forwarded, &rep.merged})
+      for (const auto& [k, st] : *table) {
+        if (ws.working_refs.count(k)) ws.fork_points[k] = st;
+        ws.set_snapshot(k, st);
+      }
+    if (any_writes) repo.write_workspace();
+  }
+
+  // The trunk follows a bookmark that landed whole.
+  void move_trunk() {
+    const std::string trunk = repo.config_.trunk();
+    std::optional<std::string> bookmark;
+    if (ctx["bookmark"].is_string()) bookmark = ctx["bookmark"].get<std::string>();
+    bool landed_something = !rep.fast_forwarded.empty() || !ctx.value("current", Json::array()).empty();
+    if (!(landed_something && bookmark && *bookmark != trunk && !rev && !subset && rep.refused.empty() && rep.held.empty() &&
+          rep.merged.empty() && rep.failed.empty() && rep.rolled_back.empty()))
+      return;
+    auto& vcs = *repo.vcs_;
+    std::string commit = ctx["bookmark_commit"].is_string() ? ctx["bookmark_commit"].get<std::string>()
+                                                            : vcs.head().value_or("");
+    auto bms = vcs.bookmarks();
+    auto t = bms.find(trunk);
+    if (commit.empty() || (t != bms.end() && t->second == commit)) return;
+    if (t != bms.end() && !vcs.is_ancestor(t->second, commit)) {
+      rep.trunk_held = trunk + " moved to " + t->second.substr(0, 12) +
+                       " since the plan; not moved backwards -- merge the manifests and promote again";
+      return;
+    }
+    try {
+      if (t == bms.end()) throw VcsError("bookmark '" + trunk + "' does not exist");
+      if (!op_id.empty())
+        oplog.progress(op_id, Json{{"action", "trunk-landing"}, {"bookmark", trunk}, {"from", t->second}, {"to", commit}});
+      vcs.bookmark_set(trunk, commit, t->second);
+      rep.trunk_moved = commit;
+    } catch (const std::exception& e) {
+      rep.trunk_held = std::string(e.what());
+    }
+  }
+
   // An interrupted promote stays open in the journal until everything is settled, so the
   // next repair tries again; a fresh one always ends (what failed is in its result).
-  if (any_writes && (!resume || rep.failed.empty())) {
+  void end_journal() {
+    if (!any_writes || (resume && !rep.failed.empty())) return;
     Json ff = Json::object(), mg = Json::object();
     for (const auto& [k, v] : rep.fast_forwarded) ff[k] = v;
     for (const auto& [k, v] : rep.merged) mg[k] = v;
@@ -707,7 +770,8 @@ PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
     if (resume) result["finished_by"] = "repair";
     oplog.end(op_id, result);
   }
-  return rep;
-}
+};
+
+PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) { return PromoteApplier(*this, plan, resume).run(); }
 
 }  // namespace tether::engine

@@ -128,107 +128,138 @@ RestoreResult Repo::restore(const RestoreOptions& opt) {
   return r;
 }
 
-Plan Repo::plan_restore(const RestoreOptions& opt) {
+// Planning a restore, stage by stage: the revision and the plan's preconditions, then per
+// named key whether it can be restored at all, which branch it writes through, whether that
+// branch is shared with keys not named or with a named key restoring another state, and the
+// fork (or reset, checked for writes) onto what the revision recorded.
+struct Repo::RestorePlanner {
+  Repo& repo;
+  const RestoreOptions& opt;
   Plan plan;
-  plan.command = "restore";
-  plan.created_at = model::now_iso_utc_seconds();
-  std::string commit = vcs_->resolve(opt.from);
-  auto then = manifests_at(commit);
-  std::string mhash = model::manifest_hash(manifests_);
-  plan.context = Json{{"from_rev", opt.from},         {"from_commit", commit}, {"discard", opt.discard},
-                      {"manifest_hash", mhash},       {"workspace_id", workspace_->workspace_id}};
-  plan.preconditions.push_back({"manifest_hash", mhash, "", Json::object(), "manifests changed since the plan was made; re-run the plan"});
-  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
-                                "this restore plan was made in another checkout; re-run the plan here"});
-  plan.preconditions.push_back({"workspace_bookmark", workspace_->bookmark ? Json(*workspace_->bookmark) : Json(nullptr), "",
-                                Json::object(), "this restore plan was made on " + workspace_->bookmark.value_or("no bookmark") + "; the checkout is on {observed} now; re-run the plan"});
-  std::vector<std::string> keys = opt.keys;
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  std::set<std::string> named(keys.begin(), keys.end());
+  std::map<std::string, model::ObjectManifest> then;  // the manifests at --from
+  std::set<std::string> named;
   std::map<std::string, std::string> first_of_ref;  // ref -> first named key restoring it
-  for (const auto& key : keys) {
-    auto cur = manifests_.find(key);
-    if (cur == manifests_.end()) throw ConfigError("no such object: " + key);
+
+  RestorePlanner(Repo& r, const RestoreOptions& o) : repo(r), opt(o) {}
+
+  Plan run() {
+    begin_plan();
+    std::vector<std::string> keys = opt.keys;
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    named = std::set<std::string>(keys.begin(), keys.end());
+    for (const auto& key : keys) plan_key(key);
+    return std::move(plan);
+  }
+
+  void begin_plan() {
+    const auto& ws = *repo.workspace_;
+    plan.command = "restore";
+    plan.created_at = model::now_iso_utc_seconds();
+    std::string commit = repo.vcs_->resolve(opt.from);
+    then = repo.manifests_at(commit);
+    std::string mhash = model::manifest_hash(repo.manifests_);
+    plan.context = Json{{"from_rev", opt.from},         {"from_commit", commit}, {"discard", opt.discard},
+                        {"manifest_hash", mhash},       {"workspace_id", ws.workspace_id}};
+    plan.preconditions.push_back({"manifest_hash", mhash, "", Json::object(), "manifests changed since the plan was made; re-run the plan"});
+    plan.preconditions.push_back({"workspace_id", ws.workspace_id, "", Json::object(),
+                                  "this restore plan was made in another checkout; re-run the plan here"});
+    plan.preconditions.push_back({"workspace_bookmark", ws.bookmark ? Json(*ws.bookmark) : Json(nullptr), "",
+                                  Json::object(), "this restore plan was made on " + ws.bookmark.value_or("no bookmark") + "; the checkout is on {observed} now; re-run the plan"});
+  }
+
+  void refuse(const std::string& key, const model::ObjectManifest& m, const std::string& why) {
+    plan.actions.push_back({"refuse", key, m.kind, "", why});
+  }
+
+  void plan_key(const std::string& key) {
+    auto cur = repo.manifests_.find(key);
+    if (cur == repo.manifests_.end()) throw ConfigError("no such object: " + key);
     const auto& m = cur->second;
-    auto refuse = [&](const std::string& why) { plan.actions.push_back({"refuse", key, m.kind, "", why}); };
     auto t = then.find(key);
-    if (t == then.end()) {
-      refuse("not registered at " + opt.from);
-      continue;
+    if (t == then.end()) return refuse(key, m, "not registered at " + opt.from);
+    const auto& was = t->second;
+    uint32_t caps = repo.effective_capabilities(m);
+    if (auto why = unrestorable(was, caps)) return refuse(key, m, *why);
+    const std::string target = branch_of(key);
+    if (auto why = shared_with_unnamed(key, m, target)) return refuse(key, m, *why);
+    auto& b = repo.backend(m.kind);
+    std::string from_label = was.pin ? was.pin->ref : model::short_state(*was.state);
+    if (auto f = first_of_ref.find(target); f != first_of_ref.end()) {
+      const auto& first_then = then.at(f->second);
+      if (!b.same(*first_then.state, *was.state))
+        return refuse(key, m, "shares " + target + " with '" + f->second + "' but pins a different state of it at " + opt.from +
+                                  "; a branch is at one point");
+      plan.actions.push_back({"share", key, m.kind, target, "same branch as " + f->second + ": reset once, for both",
+                              Json{{"with", f->second}, {"then_state", *was.state}}});
+      return;
     }
-    uint32_t caps = effective_capabilities(m);
-    if (!(caps & sdk::kFork) || on_trunk()) {
-      refuse("no working branch to restore (not Forkable, or on trunk)");
-      continue;
-    }
-    if (!t->second.state) {
-      refuse("nothing committed at " + opt.from);
-      continue;
-    }
-    if (!(t->second.pin && (caps & sdk::kPin)) && !(caps & sdk::kAddressable)) {
-      refuse("no pin at " + opt.from + " and the backend cannot fork from a state");
-      continue;
-    }
-    std::string target;
-    bool pending = false;
-    if (auto w = working_ref(key)) target = *w;
-    else if (auto p = workspace_->pending_forks.find(key); p != workspace_->pending_forks.end()) target = p->second, pending = true;
-    else target = model::working_ref_name(dataset_id_, *workspace_->bookmark);
-    (void)pending;
-    // The branch is one point for every object writing through it.
+    first_of_ref[target] = key;
+    plan_fork(key, m, b, was, caps, target, "from " + opt.from + ": " + from_label);
+  }
+
+  // Why the key cannot be restored from what the revision recorded, if it cannot.
+  std::optional<std::string> unrestorable(const model::ObjectManifest& was, uint32_t caps) {
+    if (!(caps & sdk::kFork) || repo.on_trunk()) return "no working branch to restore (not Forkable, or on trunk)";
+    if (!was.state) return "nothing committed at " + opt.from;
+    if (!(was.pin && (caps & sdk::kPin)) && !(caps & sdk::kAddressable))
+      return "no pin at " + opt.from + " and the backend cannot fork from a state";
+    return std::nullopt;
+  }
+
+  // The branch the key writes through: its working ref, its pending fork, else the one the
+  // bookmark would give it.
+  std::string branch_of(const std::string& key) {
+    const auto& ws = *repo.workspace_;
+    if (auto w = repo.working_ref(key)) return *w;
+    if (auto p = ws.pending_forks.find(key); p != ws.pending_forks.end()) return p->second;
+    return model::working_ref_name(repo.dataset_id_, *ws.bookmark);
+  }
+
+  // The branch is one point for every object writing through it: all of them are named, or
+  // the refusal says how to name them.
+  std::optional<std::string> shared_with_unnamed(const std::string& key, const model::ObjectManifest& m,
+                                                 const std::string& target) {
+    const auto& ws = *repo.workspace_;
     std::vector<std::string> sharers;
-    for (const auto* table : {&workspace_->working_refs, &workspace_->pending_forks})
+    for (const auto* table : {&ws.working_refs, &ws.pending_forks})
       for (const auto& [k, r] : *table)
-        if (k != key && r == target && manifests_.count(k) && manifests_.at(k).kind == m.kind) sharers.push_back(k);
+        if (k != key && r == target && repo.manifests_.count(k) && repo.manifests_.at(k).kind == m.kind) sharers.push_back(k);
     std::vector<std::string> unnamed;
     for (const auto& k : sharers)
       if (!named.count(k)) unnamed.push_back(k);
-    if (!unnamed.empty()) {
-      std::vector<std::string> all(named.begin(), named.end());
-      all.insert(all.end(), unnamed.begin(), unnamed.end());
-      std::sort(all.begin(), all.end());
-      refuse(target + " is also " + join(unnamed) + "'s working branch; restoring " + key +
-             " alone would move theirs too -- name them: `tether restore " + join(all, " ") + " --from " + opt.from + "`");
-      continue;
-    }
-    auto& b = backend(m.kind);
-    std::string from_label = t->second.pin ? t->second.pin->ref : model::short_state(*t->second.state);
-    if (auto f = first_of_ref.find(target); f != first_of_ref.end()) {
-      const auto& first_then = then.at(f->second);
-      if (!b.same(*first_then.state, *t->second.state)) {
-        refuse("shares " + target + " with '" + f->second + "' but pins a different state of it at " + opt.from +
-               "; a branch is at one point");
-        continue;
-      }
-      plan.actions.push_back({"share", key, m.kind, target, "same branch as " + f->second + ": reset once, for both",
-                              Json{{"with", f->second}, {"then_state", *t->second.state}}});
-      continue;
-    }
-    first_of_ref[target] = key;
-    Json source = t->second.pin && (caps & sdk::kPin) ? Json{{"pin", Json{{"id", t->second.pin->id}, {"ref", t->second.pin->ref}}}}
-                                                      : Json{{"state", *t->second.state}};
-    Json params{{"then", model::manifest_to_toml(t->second)}, {"then_state", *t->second.state}, {"source", source}};
-    std::string detail = "from " + opt.from + ": " + from_label;
+    if (unnamed.empty()) return std::nullopt;
+    std::vector<std::string> all(named.begin(), named.end());
+    all.insert(all.end(), unnamed.begin(), unnamed.end());
+    std::sort(all.begin(), all.end());
+    return target + " is also " + join(unnamed) + "'s working branch; restoring " + key +
+           " alone would move theirs too -- name them: `tether restore " + join(all, " ") + " --from " + opt.from + "`";
+  }
+
+  // The fork onto the recorded state: a new branch, or a reset of the existing one when it
+  // holds no writes this workspace has not committed (or --discard).
+  void plan_fork(const std::string& key, const model::ObjectManifest& m, host::BackendProxy& b, const model::ObjectManifest& was,
+                 uint32_t caps, const std::string& target, std::string detail) {
+    const auto& ws = *repo.workspace_;
+    Json source = was.pin && (caps & sdk::kPin) ? Json{{"pin", Json{{"id", was.pin->id}, {"ref", was.pin->ref}}}}
+                                                : Json{{"state", *was.state}};
+    Json params{{"then", model::manifest_to_toml(was)}, {"then_state", *was.state}, {"source", source}};
     auto refs = b.list_working_refs(m.locator, key);
     if (std::find(refs.begin(), refs.end(), target) != refs.end()) {
       Json head;
       try {
         head = b.fingerprint(m.locator, target, key);
       } catch (const std::exception& e) {
-        refuse(target + " exists but its head could not be read (" + std::string(e.what()) + "); a reset would be blind");
-        continue;
+        return refuse(key, m, target + " exists but its head could not be read (" + std::string(e.what()) + "); a reset would be blind");
       }
       auto known = [&](const std::map<std::string, Json>& table) {
         auto it = table.find(key);
         return it != table.end() && b.same(it->second, head);
       };
-      bool writes = !known(workspace_->base_states) && !(m.state && b.same(*m.state, head)) && !known(workspace_->fork_points);
-      if (writes && !opt.discard) {
-        refuse(target + " has writes since this workspace last committed (" + model::short_state(head) +
-               "); commit them, or pass --discard to throw them away");
-        continue;
-      }
+      bool writes = !known(ws.base_states) && !(m.state && b.same(*m.state, head)) && !known(ws.fork_points);
+      if (writes && !opt.discard)
+        return refuse(key, m, target + " has writes since this workspace last committed (" + model::short_state(head) +
+                                  "); commit them, or pass --discard to throw them away");
       detail += "; resets " + target;
       if (writes) detail += ", discarding its writes (" + model::short_state(head) + ")";
       params["head"] = head;
@@ -241,8 +272,9 @@ Plan Repo::plan_restore(const RestoreOptions& opt) {
     }
     plan.actions.push_back({"fork", key, m.kind, target, detail, params});
   }
-  return plan;
-}
+};
+
+Plan Repo::plan_restore(const RestoreOptions& opt) { return RestorePlanner(*this, opt).run(); }
 
 RestoreResult Repo::apply_restore(const Plan& plan) {
   std::vector<std::string> refusals;

@@ -440,6 +440,7 @@ class Repo {
   struct NewPlanner;  // branching.cpp: planning `new` stage by stage
   Plan plan_new(const NewOptions& options);
   NewResult apply_new(const Plan& plan);
+  struct NewApplier;  // branching.cpp: applying `new` stage by stage
   struct PromotePlanner;  // promote.cpp: planning stage by stage
   Plan plan_promote(const PromoteOptions& options);
   // The plan to apply for a saved promote plan: planned again from its options, and refused
@@ -447,16 +448,20 @@ class Repo {
   Plan rederive_promote(const Plan& saved);
   // `resume`: the journal entry of a promote a kill interrupted, which repair finishes.
   PromoteReport apply_promote(const Plan& plan, const OpEntry* resume = nullptr);
+  struct PromoteApplier;  // promote.cpp: applying stage by stage
   Plan plan_restore(const RestoreOptions& options);
+  struct RestorePlanner;  // pull.cpp: planning a restore stage by stage
   RestoreResult apply_restore(const Plan& plan);
   Plan plan_commit(const CommitOptions& options, const std::optional<std::map<std::string, Json>>& fetched,
                    std::vector<std::string>& unchanged);
   CommitResult apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress);
+  struct Committer;  // commit.cpp: applying a commit plan stage by stage
   // gc internals (gc.cpp); GcScope is defined in internal.hpp, GcPlanner (planning stage by
   // stage) in gc.cpp.
   struct GcScope;
   struct GcPlanner;
   struct Exporter;  // export.cpp: the registry tables, table by table
+  struct Verifier;  // verify.cpp: verifying stage by stage
   Plan plan_gc(const GcOptions& options, const GcScope& scope);
   GcReport apply_gc(const Plan& plan, const std::optional<std::string>& parent);
   // "<kind>|<ref namespace>": the store a manifest's pins and branches live in ("" if unknown).
