@@ -347,7 +347,7 @@ struct Repo::NewPlanner {
 
   Plan run() {
     plan.command = "new";
-    plan.created_at = model::now_iso_utc_seconds();
+    plan.created_at = repo.now_iso_seconds();
     objects = opt.rev ? repo.manifests_at(*opt.rev) : repo.manifests_;
     bookmarks = repo.vcs_->bookmarks();
     trunk = repo.config_.trunk();
@@ -626,7 +626,7 @@ struct Repo::NewApplier {
   std::vector<const PlanAction*> forks;  // the forks to make now
   std::vector<std::string> fork_errors;
 
-  NewApplier(Repo& r, const Plan& p) : repo(r), plan(p), oplog(r.tether_dir() / "ops.jsonl") {}
+  NewApplier(Repo& r, const Plan& p) : repo(r), plan(p), oplog(r.op_log()) {}
 
   // The workspace as reloaded after the VCS moved.
   model::Workspace& ws() { return *repo.workspace_; }
@@ -941,7 +941,7 @@ std::string Repo::materialize_fork(const std::string& key) {
                                     "them away)");
     }
   }
-  OpLog oplog(tether_dir() / "ops.jsonl");
+  OpLog oplog = op_log();
   Json pre{{"workspace", model::workspace_to_toml(*workspace_)}};
   if (head) pre["heads"] = Json{{key, *head}};
   std::string op_id = oplog.begin("fork", pre);

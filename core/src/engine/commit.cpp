@@ -58,7 +58,7 @@ Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<st
                        std::vector<std::string>& unchanged) {
   Plan plan;
   plan.command = "commit";
-  plan.created_at = model::now_iso_utc_seconds();
+  plan.created_at = now_iso_seconds();
 
   // 1. The states to record.
   auto moving = moving_keys();
@@ -178,7 +178,7 @@ struct Repo::Committer {
 
   Committer(Repo& r, const Plan& p, bool v, const std::string& op, const ProgressFn& pr)
       : repo(r), plan(p), verify(v), op_name(op), progress(pr), message(p.context.value("message", std::string())),
-        no_vcs(p.context.value("no_vcs", false)), oplog(r.tether_dir() / "ops.jsonl") {}
+        no_vcs(p.context.value("no_vcs", false)), oplog(r.op_log()) {}
 
   CommitResult run() {
     res.plan = plan;
@@ -289,7 +289,7 @@ struct Repo::Committer {
         cut[a.params["pin_id"].get<std::string>()] = p;
         if (p.created) {
           created.emplace_back(&a, p);
-          if (auto err = PinIndex(repo.pinned_index_path()).claim(repo.dataset_id_, a.kind, p.id); err && res.warnings.empty())
+          if (auto err = repo.pin_index().claim(repo.dataset_id_, a.kind, p.id); err && res.warnings.empty())
             res.warnings.push_back("could not record " + a.key + "'s pin in the pinned index (gc will treat it as another "
                                    "clone's): " + *err);
         }
@@ -317,7 +317,7 @@ struct Repo::Committer {
         if (recoverable) res.pinned[a.key] = std::nullopt;
         else res.unrecoverable.push_back(a.key);
       }
-      auto updated = m.with_pin(state, pin, recoverable);
+      auto updated = m.with_pin(state, pin, recoverable, repo.now_iso());
       if (plan.context.value("pull", false)) updated.locator.erase("at");  // pulled to the branch head
       auto& b = repo.backend(m.kind);
       if (repo.effective_capabilities(m) & sdk::kDiff) {
@@ -353,7 +353,7 @@ struct Repo::Committer {
       }
     }
     try {
-      PinIndex(repo.pinned_index_path()).release(released);
+      repo.pin_index().release(released);
     } catch (const std::exception&) {
       // A stale claim only lets gc release a pin nothing references.
     }
@@ -375,7 +375,7 @@ struct Repo::Committer {
       if (ws.working_refs.count(a.key) || ws.pending_forks.count(a.key)) ws.base_states[a.key] = a.params["state"];
       ws.set_snapshot(a.key, a.params["state"]);
     }
-    ws.last_snapshot_at = model::now_iso_utc();
+    ws.last_snapshot_at = repo.now_iso();
     repo.write_workspace();
   }
 

@@ -3,6 +3,7 @@
 // repository and the memory backend in process (engine/testing/dataset.hpp).
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -154,4 +155,28 @@ TEST_CASE("commit under pin=record records the state and cuts no pin") {
   REQUIRE(r2.pinned.count("m") == 1);
   REQUIRE(r2.pinned.at("m"));
   CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{*r2.pinned.at("m"), "sys1:s0"}});
+}
+
+TEST_CASE("every time a commit writes comes from the dataset's clock") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  Services fixed;
+  // 2026-01-01T00:00:00.000250 UTC
+  fixed.clock = [] {
+    return std::chrono::system_clock::time_point(std::chrono::seconds(1767225600)) + std::chrono::microseconds(250);
+  };
+  const auto r = ds.open(std::move(fixed))->commit(message("first"));
+  CHECK(r.plan.created_at == "2026-01-01T00:00:00+00:00");
+  CHECK(has(ds.read(".tether/objects/m.toml"), "captured_at = \"2026-01-01T00:00:00.000250+00:00\""));
+  CHECK(has(ds.read(".tether/workspace.toml"), "2026-01-01T00:00:00.000250+00:00"));
+  const auto log = ds.op_log();
+  std::size_t stamped = 0;
+  for (const auto& line : log) {
+    const auto entry = nlohmann::json::parse(line);
+    if (entry.value("command", "") == "commit") {
+      CHECK(entry["at"] == "2026-01-01T00:00:00+00:00");
+      ++stamped;
+    }
+  }
+  CHECK(stamped == 1);
 }

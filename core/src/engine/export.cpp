@@ -76,7 +76,7 @@ struct Repo::Exporter {
   Exporter(Repo& r, const ExportOptions& o) : repo(r), opt(o) {}
 
   registry::Bundle run() {
-    b.exported_at = model::now_iso_utc_seconds();
+    b.exported_at = repo.now_iso_seconds();
     b.head = repo.vcs_->head().value_or("");
     dir = repo.vcs_path(".tether/objects");
     select_commits();

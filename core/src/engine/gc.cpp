@@ -126,7 +126,7 @@ struct Repo::GcPlanner {
 
   Plan run() {
     plan.command = "gc";
-    plan.created_at = model::now_iso_utc_seconds();
+    plan.created_at = repo.now_iso_seconds();
     const std::string digest = repo.vcs_->history_digest();  // before walking: a commit made meanwhile is caught
     const auto head = repo.vcs_->head();
     have_listings = !model::list_checkout_files(repo.tether_dir() / "listings", ".jsonl", false).empty();
@@ -345,7 +345,7 @@ struct Repo::GcPlanner {
 
   // ---- 5. pins: this dataset's pins no manifest references, released only if this clone made them ----
   void plan_pins() {
-    std::set<std::string> known = PinIndex(repo.pinned_index_path()).known();
+    std::set<std::string> known = repo.pin_index().known();
     known.insert(created_here.begin(), created_here.end());
     auto pin_groups = groups_with(sdk::kPin);
     auto listed = fan_out<std::vector<std::string>>(
@@ -619,7 +619,7 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
                            (head ? model::short_state(*head) : std::string("gone")) + "); re-run the plan");
   }
 
-  OpLog oplog(tether_dir() / "ops.jsonl");
+  OpLog oplog = op_log();
   std::optional<std::string> op_id;
   if (plan.writes() > 0) op_id = oplog.begin("gc", Json{{"workspace", model::workspace_to_toml(*workspace_)}}, parent);
   auto progress = [&](const Json& rec) {
@@ -674,7 +674,7 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
   }
   model::remove_empty_checkout_dirs(tether_dir() / "listings", tether_dir().rel);  // only when now empty
   try {
-    PinIndex(pinned_index_path()).release(released);
+    pin_index().release(released);
   } catch (const std::exception& e) {
     rep.failed["pinned index"] = e.what();
   }

@@ -144,7 +144,7 @@ Plan Repo::plan_import(const std::vector<Json>& rows, bool sync, const std::file
   // 2. The plan (docs/cli.md, `tether import`).
   Plan plan;
   plan.command = "import";
-  plan.created_at = model::now_iso_utc_seconds();
+  plan.created_at = now_iso_seconds();
   std::string mhash = model::manifest_hash(manifests_);
   plan.context = Json{{"manifest_hash", mhash}, {"sync", sync}, {"rows", specs.size()}};
   if (!ignored.empty()) plan.notes.push_back("ignored columns: " + join(std::vector<std::string>(ignored.begin(), ignored.end())));
@@ -233,7 +233,7 @@ ImportResult Repo::apply_import(const Plan& plan) {
     changes.push_back(std::move(c));
   }
 
-  OpLog oplog(tether_dir() / "ops.jsonl");
+  OpLog oplog = op_log();
   const std::string op_id =
       oplog.begin("import", Json{{"objects", pre_objects}, {"workspace", model::workspace_to_toml(*workspace_)}});
   for (auto& c : changes) {

@@ -64,9 +64,13 @@ std::string op_summary(const OpEntry& e);
 
 // `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record
 // (docs/FORMAT.md#the-op-log).
+// The time an entry is stamped with, `YYYY-MM-DDTHH:MM:SS+00:00` (Repo::now_iso_seconds, so a
+// test's clock reaches the journal); null: the system clock.
+using StampFn = std::function<std::string()>;
+
 class OpLog {
  public:
-  explicit OpLog(model::CheckoutPath path) : path_(std::move(path)) {}
+  explicit OpLog(model::CheckoutPath path, StampFn stamp = {}) : path_(std::move(path)), stamp_(std::move(stamp)) {}
   // Writes the entry (status started) before the first side effect; returns its id.
   // `parent`: the op this one is a step of (drop's new and gc); `undoes`: undo's target.
   std::string begin(const std::string& command, const Json& pre, const std::optional<std::string>& parent = std::nullopt,
@@ -86,7 +90,9 @@ class OpLog {
 
  private:
   void append(const Json& line);
+  std::string stamp() const;
   model::CheckoutPath path_;
+  StampFn stamp_;
 };
 
 // `tether-pinned.jsonl` in the VCS shared dir (docs/FORMAT.md#the-pinned-index): the pins this
@@ -95,7 +101,7 @@ class OpLog {
 // torn last line is skipped; release rewrites the file (temp + rename).
 class PinIndex {
  public:
-  explicit PinIndex(std::filesystem::path path) : path_(std::move(path)) {}
+  explicit PinIndex(std::filesystem::path path, StampFn stamp = {}) : path_(std::move(path)), stamp_(std::move(stamp)) {}
   // Best effort: a failure is returned as a message (the pin exists either way).
   std::optional<std::string> claim(const std::string& dataset_id, const std::string& kind, const std::string& pin_id);
   void release(const std::set<std::string>& pin_ids);
@@ -105,6 +111,7 @@ class PinIndex {
 
  private:
   std::filesystem::path path_;
+  StampFn stamp_;
 };
 
 // What a gc is planned against besides the live repository: drop and abandon plan it as if

@@ -148,7 +148,7 @@ struct Repo::PromotePlanner {
   // The context and the dataset-wide preconditions.
   void begin_plan() {
     plan.command = "promote";
-    plan.created_at = model::now_iso_utc_seconds();
+    plan.created_at = repo.now_iso_seconds();
     const auto& ws = *repo.workspace_;
     trunk = repo.config_.trunk();
     bookmark = ws.bookmark;
@@ -504,7 +504,7 @@ struct Repo::PromoteApplier {
   std::string op_id;
 
   PromoteApplier(Repo& r, const Plan& p, const OpEntry* re)
-      : repo(r), plan(p), resume(re), ctx(p.context), oplog(r.tether_dir() / "ops.jsonl") {}
+      : repo(r), plan(p), resume(re), ctx(p.context), oplog(r.op_log()) {}
 
   PromoteReport run() {
     rep.plan = plan;

@@ -11,10 +11,11 @@ namespace tether::engine {
 
 namespace {
 
-Plan dry_run_plan(const PublishResult& r) {
+// `at`: when the plan was made (the bundle's export time, from the dataset's clock).
+Plan dry_run_plan(const PublishResult& r, const std::string& at) {
   Plan plan;
   plan.command = "publish";
-  plan.created_at = model::now_iso_utc_seconds();
+  plan.created_at = at;
   plan.context = {{"schema", r.schema}, {"head", r.head}};
   for (const auto& [table, n] : r.upserted)
     if (n > 0) plan.actions.push_back({"upsert", "", "", r.schema + "." + table, std::to_string(n) + " row(s)", {}});
@@ -65,7 +66,7 @@ PublishResult publish(Repo& repo, const PublishOptions& o) {
   r.upserted = rep.upserted;
   r.skipped_commits = rep.skipped_commits;
   r.dry_run = o.dry_run;
-  if (o.dry_run) r.plan = dry_run_plan(r);
+  if (o.dry_run) r.plan = dry_run_plan(r, bundle.exported_at);
   return r;
 }
 

@@ -85,7 +85,7 @@ PullResult Repo::pull(const std::optional<std::string>& bookmark, const std::opt
       res.committed[key] = {*m.state, *heads[i].value};
   }
   if (!errors.empty()) throw TetherError("pull: could not read " + join(errors, "; "));
-  workspace_->last_snapshot_at = model::now_iso_utc();
+  workspace_->last_snapshot_at = now_iso();
   if (res.committed.empty()) {
     write_workspace();
     return res;
@@ -155,7 +155,7 @@ struct Repo::RestorePlanner {
   void begin_plan() {
     const auto& ws = *repo.workspace_;
     plan.command = "restore";
-    plan.created_at = model::now_iso_utc_seconds();
+    plan.created_at = repo.now_iso_seconds();
     std::string commit = repo.vcs_->resolve(opt.from);
     then = repo.manifests_at(commit);
     std::string mhash = model::manifest_hash(repo.manifests_);
@@ -287,7 +287,7 @@ RestoreResult Repo::apply_restore(const Plan& plan) {
   Json heads = Json::object();
   for (const auto& a : plan.actions)
     if (a.params.contains("head")) heads[a.key] = a.params["head"];
-  OpLog oplog(tether_dir() / "ops.jsonl");
+  OpLog oplog = op_log();
   std::string op_id = oplog.begin("restore", Json{{"workspace", model::workspace_to_toml(*workspace_)}, {"heads", heads}});
   std::vector<std::string> created, reset;
   model::Workspace& ws = *workspace_;

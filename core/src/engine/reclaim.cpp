@@ -46,7 +46,7 @@ Plan Repo::plan_abandon(const AbandonOptions& opt) {
   if (opt.revs.empty()) throw ConfigError("name the commit(s) to abandon");
   Plan plan;
   plan.command = "abandon";
-  plan.created_at = model::now_iso_utc_seconds();
+  plan.created_at = now_iso_seconds();
   auto head = vcs_->head();
   if (!head) throw VcsError("there are no commits to abandon");
   std::vector<std::string> commits;
@@ -147,7 +147,7 @@ AbandonResult Repo::apply_abandon(const Plan& plan) {
   Json unreferenced = Json::array();
   for (const auto& a : res.gc_plan.actions)
     if (a.op == "unpin") unreferenced.push_back(a.target);
-  OpLog oplog(tether_dir() / "ops.jsonl");
+  OpLog oplog = op_log();
   std::string op_id = oplog.begin("abandon", pre);
   oplog.end(op_id, Json{{"abandoned", res.abandoned},
                         {"rewritten_commits", res.rewritten},
@@ -213,7 +213,7 @@ Plan Repo::plan_drop(const DropOptions& opt) {
 
   Plan plan;
   plan.command = "drop";
-  plan.created_at = model::now_iso_utc_seconds();
+  plan.created_at = now_iso_seconds();
   auto head = vcs_->head();
   plan.context = Json{{"bookmark", b},
                       {"commits", commits},
@@ -303,7 +303,7 @@ DropResult Repo::apply_drop(const Plan& plan) {
   scope.only_bookmark = b;
   scope.dropped_states = dropped_states(planned);
 
-  OpLog oplog(tether_dir() / "ops.jsonl");
+  OpLog oplog = op_log();
   std::string op_id = oplog.begin("drop", Json{{"vcs", vcs_position()}, {"workspace", model::workspace_to_toml(*workspace_)}});
   try {
     if (here) {
@@ -374,7 +374,7 @@ Plan Repo::plan_forget_workspace(const ForgetWorkspaceOptions& opt) {
   std::string id8 = target.substr(0, 8);
   Plan plan;
   plan.command = "forget-workspace";
-  plan.created_at = model::now_iso_utc_seconds();
+  plan.created_at = now_iso_seconds();
   const bool current = id8 == workspace_->short_id();
   plan.context = Json{{"workspace", id8}, {"current", current}};
 

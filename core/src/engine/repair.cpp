@@ -72,7 +72,7 @@ RepairResult Repo::repair(const RepairOptions& opt) {
 Plan Repo::plan_repair(const RepairOptions& opt) {
   Plan plan;
   plan.command = "repair";
-  plan.created_at = model::now_iso_utc_seconds();
+  plan.created_at = now_iso_seconds();
   plan.context = Json{{"workspace_id", workspace_->workspace_id}, {"all_history", opt.all_history}};
   plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
                                 "this repair plan was made in another checkout; re-run the plan here"});
@@ -169,7 +169,7 @@ RepairResult Repo::apply_repair(const Plan& plan) {
   res.plan = plan;
   res.applied = true;
   if (plan.writes() == 0) return res;
-  OpLog oplog(tether_dir() / "ops.jsonl");
+  OpLog oplog = op_log();
   std::string op_id = oplog.begin("repair", Json{{"workspace", model::workspace_to_toml(*workspace_)}});
 
   std::vector<const PlanAction*> repins, reforks, finishes;
@@ -177,7 +177,7 @@ RepairResult Repo::apply_repair(const Plan& plan) {
   // Interrupted promotes first: a refork below must not race a base that is still moving.
   for (const auto* a : finishes) {
     try {
-      const auto entries = OpLog(tether_dir() / "ops.jsonl").read();
+      const auto entries = op_log().read();
       auto it = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return e.id == a->target; });
       if (it == entries.end() || !it->incomplete() || it->undone_by.is_string())
         throw StalePlanError("promote " + a->target + " is no longer interrupted; re-run the plan");
@@ -210,7 +210,7 @@ RepairResult Repo::apply_repair(const Plan& plan) {
       continue;
     }
     const sdk::Pin& p = *pinned[i].value;
-    if (p.created) PinIndex(pinned_index_path()).claim(dataset_id_, a.kind, p.id);  // best effort, as commit
+    if (p.created) pin_index().claim(dataset_id_, a.kind, p.id);  // best effort, as commit
     res.repinned[a.key] = p.ref;
     oplog.progress(op_id, Json{{"action", "repin"}, {"key", a.key}, {"ref", p.ref}});
   }

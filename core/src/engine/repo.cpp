@@ -211,6 +211,7 @@ std::unique_ptr<Repo> Repo::open(const fs::path& start, Services services) {
   model::ensure_ignored(repo->tether_dir(), /*only_present=*/true);
   repo->reload();
 
+  repo->clock_ = services.clock ? std::move(services.clock) : [] { return std::chrono::system_clock::now(); };
   repo->host_ = services.host ? std::move(services.host) : std::make_unique<host::PluginHost>();
   Repo* self = repo.get();
   repo->host_->set_configurator([self](host::BackendProxy& proxy) { self->configure_backend(proxy); });
@@ -423,8 +424,22 @@ std::optional<std::string> Repo::read_listing(const std::string& name, const std
 
 std::filesystem::path Repo::pinned_index_path() const { return vcs_->shared_dir() / "tether-pinned.jsonl"; }
 
+std::string Repo::now_iso() const { return model::format_iso_utc(clock_()); }
+
+std::string Repo::now_iso_seconds() const {
+  return model::format_iso_utc(std::chrono::time_point_cast<std::chrono::seconds>(clock_()));
+}
+
+OpLog Repo::op_log() const {
+  return OpLog(tether_dir() / "ops.jsonl", [this] { return now_iso_seconds(); });
+}
+
+PinIndex Repo::pin_index() const {
+  return PinIndex(pinned_index_path(), [this] { return now_iso_seconds(); });
+}
+
 void Repo::log_op(const std::string& command, const Json& pre, const Json& result) {
-  OpLog log(tether_dir() / "ops.jsonl");
+  OpLog log = op_log();
   auto id = log.begin(command, pre);
   log.end(id, result);
 }

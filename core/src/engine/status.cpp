@@ -76,7 +76,7 @@ SnapshotResult Repo::snapshot(const ProgressFn& progress) {
     it = manifests_.count(it->first) ? std::next(it) : workspace_->last_snapshot_errors.erase(it);
   for (const auto& [k, s] : result.states) workspace_->set_snapshot(k, s);
   for (const auto& [k, e] : result.errors) workspace_->set_snapshot_error(k, e);
-  workspace_->last_snapshot_at = model::now_iso_utc();
+  workspace_->last_snapshot_at = now_iso();
   write_workspace();
   return result;
 }

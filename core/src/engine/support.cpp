@@ -110,13 +110,8 @@ void append_line(int fd, const fs::path& path, const std::string& text) {
   if (n != static_cast<ssize_t>(line.size())) throw TetherError("cannot write " + path.string() + ": " + std::strerror(e));
 }
 
+std::string stamp_or_now(const StampFn& stamp) { return stamp ? stamp() : model::now_iso_utc_seconds(); }
 
-std::string iso_seconds() {
-  std::string s = model::now_iso_utc();
-  auto dot = s.find('.');
-  if (dot != std::string::npos) s = s.substr(0, dot) + "+00:00";
-  return s;
-}
 }  // namespace
 
 void OpLog::append(const Json& line) {
@@ -133,7 +128,7 @@ std::string OpLog::begin(const std::string& command, const Json& pre, const std:
                          const std::optional<std::string>& undoes) {
   std::string id = model::new_op_id();
   append(Json{{"id", id},
-              {"at", iso_seconds()},
+              {"at", stamp_or_now(stamp_)},
               {"command", command},
               {"plan", nullptr},
               {"result", Json::object()},
@@ -332,7 +327,7 @@ std::optional<std::string> PinIndex::claim(const std::string& dataset_id, const 
     fs::create_directories(path_.parent_path());
     const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) throw TetherError("cannot write " + path_.string() + ": " + std::strerror(errno));
-    append_line(fd, path_, Json{{"dataset_id", dataset_id}, {"kind", kind}, {"pin_id", pin_id}, {"at", iso_seconds()}}.dump());
+    append_line(fd, path_, Json{{"dataset_id", dataset_id}, {"kind", kind}, {"pin_id", pin_id}, {"at", stamp_or_now(stamp_)}}.dump());
     return std::nullopt;
   } catch (const std::exception& e) {
     return std::string(e.what());

@@ -717,7 +717,7 @@ Plan Repo::plan_undo(const UndoOptions& opt) {
   const OpEntry& target = entries[at];
   Plan plan;
   plan.command = "undo";
-  plan.created_at = model::now_iso_utc_seconds();
+  plan.created_at = now_iso_seconds();
   plan.context = Json{{"target", target.id}, {"command", target.command}, {"summary", op_summary(target)},
                       {"discard", opt.discard}};
   auto head = vcs_->head();
@@ -738,7 +738,7 @@ Plan Repo::plan_undo(const UndoOptions& opt) {
 UndoResult Repo::apply_undo(const Plan& plan) {
   auto lock = lock_checkout();
   auto repo_lock = lock_repository();
-  OpLog oplog(tether_dir() / "ops.jsonl");
+  OpLog oplog = op_log();
   const auto entries = read_ops();
   const std::string id = plan.context.value("target", std::string());
   auto found = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return e.id == id; });

@@ -87,12 +87,13 @@ Json ObjectManifest::canonical_value() const {
 
 std::string ObjectManifest::canonical() const { return support::canonical_json(canonical_value()); }
 
-ObjectManifest ObjectManifest::with_pin(Json new_state, std::optional<sdk::Pin> new_pin, bool new_recoverable) const {
+ObjectManifest ObjectManifest::with_pin(Json new_state, std::optional<sdk::Pin> new_pin, bool new_recoverable,
+                                        std::string now) const {
   ObjectManifest m = *this;
   m.state = std::move(new_state);
   m.pin = std::move(new_pin);
   m.recoverable = new_recoverable;
-  m.captured_at = now_iso_utc();
+  m.captured_at = std::move(now);
   return m;
 }
 

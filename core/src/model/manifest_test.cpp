@@ -154,10 +154,11 @@ TEST_CASE("legacy and defaulted fields") {
   CHECK(m.pin->ref == "tether.0a1b2c3d.0011223344556677");
 }
 
-TEST_CASE("with_pin stamps captured_at") {
-  const auto m = new_manifest().with_pin(Json{{"sha", "abc"}}, tether::sdk::Pin{"i", "r", true}, false);
+TEST_CASE("with_pin stamps captured_at with the time it is given") {
+  const auto m = new_manifest().with_pin(Json{{"sha", "abc"}}, tether::sdk::Pin{"i", "r", true}, false,
+                                         "2026-12-02T05:00:00.000001+00:00");
   REQUIRE(m.captured_at);
-  CHECK(m.captured_at->size() >= 25);
+  CHECK(*m.captured_at == "2026-12-02T05:00:00.000001+00:00");
   CHECK(m.state == Json{{"sha", "abc"}});
   CHECK_FALSE(m.recoverable);
   CHECK(m.pin->id == "i");

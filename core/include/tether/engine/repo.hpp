@@ -3,6 +3,7 @@
 // command as a method returning a result struct the CLI renders (text or --json).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -36,6 +37,8 @@ struct Workspace;
 namespace tether::engine {
 
 struct OpEntry;  // engine/internal.hpp: one operation as the journal tells it
+class OpLog;     // engine/internal.hpp: the journal
+class PinIndex;  // engine/internal.hpp: the pins this clone created
 
 using Json = nlohmann::json;
 using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
@@ -330,6 +333,9 @@ struct Services {
 
   // The backends; null: a host over the plugin search path.
   std::unique_ptr<host::PluginHost> host;
+  // What time it is, for every timestamp the engine writes (plans, the op log, manifests'
+  // captured_at, the pinned index, exports); null: the system clock.
+  std::function<std::chrono::system_clock::time_point()> clock;
   // Given the VCS adapter found for the checkout, the one the engine uses.
   std::function<std::unique_ptr<vcs::VcsAdapter>(std::unique_ptr<vcs::VcsAdapter>)> wrap_vcs;
 };
@@ -492,6 +498,12 @@ class Repo {
   // malformed lines are skipped with one warning (support.cpp).
   std::vector<OpEntry> read_ops(const std::optional<std::filesystem::path>& checkout = std::nullopt) const;
   void warn(const std::string& text) const;
+  // The time from the Services clock: `...T12:00:00.123456+00:00`, or whole seconds.
+  std::string now_iso() const;
+  std::string now_iso_seconds() const;
+  // The journal and the pinned index, stamped by that clock.
+  OpLog op_log() const;
+  PinIndex pin_index() const;
   // `tether-pinned.jsonl` in the VCS shared dir: the pins this clone created
   // (docs/FORMAT.md#the-pinned-index).
   std::filesystem::path pinned_index_path() const;
@@ -524,6 +536,7 @@ class Repo {
   mutable std::vector<std::string> warnings_;
   mutable std::set<std::string> warned_;
   WarningFn warning_sink_;
+  std::function<std::chrono::system_clock::time_point()> clock_;
   bool checkout_locked_ = false, repository_locked_ = false;  // the locks are re-entrant
   model::Fd cache_fd_;  // .tether/cache, opened on the first configure (cache_dir())
   std::mutex cache_mu_;

@@ -40,8 +40,9 @@ struct ObjectManifest {
   nlohmann::json canonical_value() const;
   std::string canonical() const;
 
-  // A copy with this state/pin/recoverable and captured_at = now.
-  ObjectManifest with_pin(nlohmann::json new_state, std::optional<sdk::Pin> new_pin, bool new_recoverable) const;
+  // This manifest recording `new_state` (pinned by `new_pin` or not), captured at `now` (ISO-8601).
+  ObjectManifest with_pin(nlohmann::json new_state, std::optional<sdk::Pin> new_pin, bool new_recoverable,
+                          std::string now) const;
 
   // All stored fields equal (sdk::Pin::created is ignored).
   bool operator==(const ObjectManifest& other) const;

@@ -78,6 +78,10 @@ void Dataset::delete_branch(const std::string& system, const std::string& branch
   });
 }
 
+void Dataset::delete_system(const std::string& system) const {
+  memory::with_store(store_file().string(), true, [&](memory::Store& st) { st.remove(system); });
+}
+
 std::map<std::string, std::string> Dataset::tags(const std::string& system) const {
   std::map<std::string, std::string> out;
   memory::with_store(store_file().string(), false, [&](memory::Store& st) {

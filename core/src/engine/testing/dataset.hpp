@@ -43,6 +43,7 @@ class Dataset {
   // Deletes a tag / a branch of `system` by hand, as a store's own tools would.
   void untag(const std::string& system, const std::string& tag) const;
   void delete_branch(const std::string& system, const std::string& branch) const;
+  void delete_system(const std::string& system) const;
   // Which snapshot each tag and branch of `system` names.
   std::map<std::string, std::string> tags(const std::string& system) const;
   std::map<std::string, std::string> branches(const std::string& system) const;

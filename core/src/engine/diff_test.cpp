@@ -1,0 +1,60 @@
+// Unit tests of `diff` (diff.cpp): HEAD against the working tree, a revision against it, two
+// revisions either way; objects added, removed or changed, and --content asking the backend
+// for its own diff. Real git, the memory backend in process.
+#include <doctest/doctest.h>
+
+#include "engine/testing/dataset.hpp"
+
+using namespace tether::engine;
+using tether::engine::testing::Dataset;
+
+namespace {
+
+void commit(const Dataset& ds, const std::string& message) {
+  CommitOptions c;
+  c.message = message;
+  ds.open()->commit(c);
+}
+
+// "change key" per entry that is not unchanged, in the order diff gives them.
+std::vector<std::string> changes(const std::vector<DiffEntry>& entries) {
+  std::vector<std::string> out;
+  for (const auto& e : entries)
+    if (e.change != "unchanged") out.push_back(e.change + " " + e.key);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("diff between revisions and the working tree") {
+  Dataset ds;
+  ds.add_memory("keep", "sys1");
+  ds.add_memory("drop", "sys2");
+  commit(ds, "c1");
+  CHECK(changes(ds.open()->diff({}, false)).empty());
+
+  ds.advance("sys1");
+  ds.open()->remove("drop");
+  ds.add_memory("fresh", "sys3");
+  // HEAD -> working tree: keep's new state is in no manifest yet.
+  CHECK(changes(ds.open()->diff({}, false)) == std::vector<std::string>{"removed drop", "added fresh"});
+  commit(ds, "c2");
+  CHECK(changes(ds.open()->diff({}, false)).empty());
+  const auto two = changes(ds.open()->diff({"HEAD~1", "HEAD"}, false));
+  CHECK(two == std::vector<std::string>{"removed drop", "added fresh", "changed keep"});
+  const auto back = changes(ds.open()->diff({"HEAD", "HEAD~1"}, false));
+  CHECK(back == std::vector<std::string>{"added drop", "removed fresh", "changed keep"});
+}
+
+TEST_CASE("diff --content asks the store what changed between the two states") {
+  Dataset ds;
+  ds.add_memory("keep", "sys1");
+  commit(ds, "c1");
+  ds.advance("sys1", "main", "added-key");
+  commit(ds, "c2");
+  const auto entries = ds.open()->diff({"HEAD~1", "HEAD"}, /*content=*/true);
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].change == "changed");
+  CHECK_FALSE(entries[0].detail_error);
+  REQUIRE(entries[0].detail);
+}

@@ -1,0 +1,61 @@
+// Unit tests of `status` and `snapshot` (status.cpp): the labels a user reads (new before the
+// first commit, clean, modified once the store moves, behind/error), and that a fingerprint
+// is cached for the next status without one. Real git, the memory backend in process.
+#include <doctest/doctest.h>
+
+#include "engine/testing/dataset.hpp"
+
+using namespace tether::engine;
+using tether::engine::testing::Dataset;
+
+namespace {
+
+std::string label_of(const StatusReport& r, const std::string& key) {
+  for (const auto& o : r.objects)
+    if (o.key == key) return o.label;
+  return "(absent)";
+}
+
+}  // namespace
+
+TEST_CASE("status labels: new, clean after commit, modified when the store moves") {
+  Dataset ds;
+  CHECK(ds.open()->status(false).objects.empty());
+  ds.add_memory("m", "sys1");
+  const auto fresh = ds.open()->status(true);
+  CHECK(label_of(fresh, "m") == "new");
+  CHECK(fresh.trunk == "main");
+  REQUIRE(fresh.bookmark);
+  CHECK(*fresh.bookmark == "main");
+
+  CommitOptions c;
+  c.message = "first";
+  ds.open()->commit(c);
+  CHECK(label_of(ds.open()->status(true), "m") == "clean");
+  ds.advance("sys1");
+  const auto moved = ds.open()->status(true);
+  CHECK(label_of(moved, "m") == "modified");
+  CHECK_FALSE(moved.has_error());
+  // Without a new fingerprint, status shows the cached one.
+  CHECK(label_of(ds.open()->status(false), "m") == "modified");
+}
+
+TEST_CASE("a store that cannot be read is an error label for its object, not a failed status") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  ds.add_memory("gone", "sys2");
+  CommitOptions c;
+  c.message = "first";
+  ds.open()->commit(c);
+  ds.delete_system("sys2");  // behind tether's back: every later read of it fails
+
+  const auto snap = ds.open()->snapshot();
+  CHECK(snap.states.count("m") == 1);
+  REQUIRE(snap.errors.count("gone") == 1);
+  CHECK(snap.errors.at("gone").find("sys2") != std::string::npos);
+
+  const auto r = ds.open()->status(true);
+  CHECK(r.has_error());
+  CHECK(label_of(r, "gone") == "error");
+  CHECK(label_of(r, "m") == "clean");
+}
