@@ -1,22 +1,19 @@
-// tests/unit/branching_test.cpp: the engine's branching decisions (docs/concepts.md;
-// docs/cli.md, `new` and `open`) against the in-memory reference backend, whose systems live
-// in one JSON file this test reads and edits as another writer would: lazy and eager forks,
-// branches shared by objects of one system, resets agreed by `new` (and --discard), a writable
-// open that never resets unreviewed writes, live checkouts holding a bookmark, stale working
-// copies, the trunk. Each case drives a real Repo in a real git repository.
+// Unit tests of `new` and `open` (branching.cpp): the branching decisions (docs/concepts.md;
+// docs/cli.md, `new` and `open`) against the in-memory reference backend, whose store this
+// test edits as another writer would: lazy and eager forks, branches shared by objects of one
+// system, resets agreed by `new` (and --discard), a writable open that never resets unreviewed
+// writes, live checkouts holding a bookmark, stale working copies, the trunk. Each case drives
+// a real Repo in a real git repository (engine/testing/dataset.hpp).
 #include <doctest/doctest.h>
-
-#include <cstdlib>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
-#include "tether/engine/repo.hpp"
+#include "engine/testing/dataset.hpp"
 #include "tether/errors.hpp"
+#include "tether/model/checkout.hpp"
 #include "tether/model/names.hpp"
 #include "tether/model/workspace.hpp"
-#include "tether/support/process.hpp"
-#include "tether/testing/temp_dir.hpp"
+#include "tether/testing/git.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -24,50 +21,17 @@ using tether::engine::Repo;
 
 namespace {
 
-void git(const fs::path& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), {"git", "-C", dir.string()});
-  auto r = tether::support::run_process(args);
-  if (!r.ok()) throw std::runtime_error(tether::support::join_argv(args) + ": " + r.err);
-}
+void git(const fs::path& dir, const std::vector<std::string>& args) { tether::testing::git(dir, args); }
+std::string git_out(const fs::path& dir, const std::vector<std::string>& args) { return tether::testing::git(dir, args); }
 
-std::string git_out(const fs::path& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), {"git", "-C", dir.string()});
-  auto r = tether::support::run_process(args);
-  if (!r.ok()) throw std::runtime_error(tether::support::join_argv(args) + ": " + r.err);
-  while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
-  return r.out;
-}
-
-// A dataset in a fresh git repository, with memory objects in a store file of its own.
+// The shared dataset fixture, with the vocabulary of these cases.
 struct Dataset {
-  tether::testing::TempDir tmp{"tether-branching"};
-  fs::path ds = tmp.path() / "ds";
-  fs::path store = tmp.path() / "store.json";
-  std::string id;
+  tether::engine::testing::Dataset fixture;
+  fs::path ds = fixture.root();
+  std::string id = fixture.open()->dataset_id();
 
-  Dataset() {
-    ::setenv("TETHER_MEMORY_STORE", store.c_str(), 1);
-    ::setenv("HOME", tmp.path().c_str(), 1);
-    ::setenv("GIT_AUTHOR_NAME", "tether test", 1);
-    ::setenv("GIT_AUTHOR_EMAIL", "test@example.invalid", 1);
-    ::setenv("GIT_COMMITTER_NAME", "tether test", 1);
-    ::setenv("GIT_COMMITTER_EMAIL", "test@example.invalid", 1);
-    ::setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-    fs::create_directories(ds);
-    git(ds, {"init", "-q", "-b", "main"});
-    git(ds, {"commit", "-q", "--allow-empty", "-m", "initial"});
-    id = Repo::init(ds).dataset_id;
-  }
-  std::unique_ptr<Repo> open() const { return Repo::open(ds); }
-
-  void add(const std::string& key, const std::string& system) const {
-    tether::engine::AddRequest req;
-    req.key = key;
-    req.kind = "memory";
-    req.locator = json{{"uri", system}};
-    req.cwd = ds;
-    open()->add(req);
-  }
+  std::unique_ptr<Repo> open() const { return fixture.open(); }
+  void add(const std::string& key, const std::string& system) const { fixture.add_memory(key, system); }
   void commit(const std::string& message) const {
     tether::engine::CommitOptions o;
     o.message = message;
@@ -96,30 +60,15 @@ struct Dataset {
     new_(std::nullopt, bookmark);
     open()->open_object("m", std::nullopt, true);
   }
-
-  json read_store() const {
-    std::ifstream in(store);
-    return json::parse(in);
-  }
   // The head snapshot of a branch in a system, or "" when there is no such branch.
   std::string branch(const std::string& system, const std::string& name) const {
-    json s = read_store();
-    auto& b = s["systems"][system]["branches"];
-    return b.contains(name) ? b[name].get<std::string>() : "";
+    const auto branches = fixture.branches(system);
+    const auto it = branches.find(name);
+    return it == branches.end() ? "" : it->second;
   }
-  // Another writer commits to a branch of a system (as tests/cli/lib.sh mem_edit write).
-  std::string write(const std::string& system, const std::string& name) const {
-    json s = read_store();
-    json& sys = s["systems"][system];
-    int n = sys["counter"].get<int>() + 1;
-    sys["counter"] = n;
-    std::string sid = system + ":s" + std::to_string(n);
-    sys["snapshots"][sid] = json{{"n", n}};
-    sys["parents"][sid] = json::array({sys["branches"][name]});
-    sys["branches"][name] = sid;
-    std::ofstream(store) << s.dump();
-    return sid;
-  }
+  std::size_t branch_count(const std::string& system) const { return fixture.branches(system).size(); }
+  // Another writer commits to a branch of a system.
+  std::string write(const std::string& system, const std::string& name) const { return fixture.advance(system, name); }
 };
 
 }  // namespace
@@ -201,7 +150,7 @@ TEST_CASE("a bookmark another live checkout works on is refused unless --shared"
   Dataset d;
   d.baseline();
   git(d.ds, {"branch", "x"});
-  fs::path other = d.tmp.path() / "other";
+  fs::path other = d.fixture.scratch() / "other";
   git(d.ds, {"worktree", "add", "-q", "-b", "w", other.string()});
   auto ws = tether::model::fresh_workspace();
   ws.bookmark = "x";
@@ -244,8 +193,7 @@ TEST_CASE("on the trunk the working refs are the upstream branches; no fork is m
   CHECK(r.trunk);
   CHECK(r.working_refs.at("m") == "main");
   CHECK(r.pending_forks.empty());
-  json s = d.read_store();
-  CHECK(s["systems"]["sys1"]["branches"].size() == 1);
+  CHECK(d.branch_count("sys1") == 1);
 }
 
 TEST_CASE("new on a revision no bookmark names leaves a read-only working copy") {
