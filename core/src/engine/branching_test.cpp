@@ -116,9 +116,7 @@ TEST_CASE("restore puts a working branch back at a committed state") {
   Committed c;
   start(c.ds, "x", true);
   c.ds.advance("sys1", c.fork("x"));
-  CommitOptions o;
-  o.message = "on x";
-  const auto second = c.ds.open()->commit(o);
+  const auto second = c.ds.commit("on x");
   REQUIRE(second.vcs_commit);
   const std::string w2 = c.ds.advance("sys1", c.fork("x"));  // unpinned writes
 

@@ -11,9 +11,7 @@ using tether::engine::testing::Dataset;
 namespace {
 
 void commit(const Dataset& ds, const std::string& message) {
-  CommitOptions c;
-  c.message = message;
-  ds.open()->commit(c);
+  ds.commit(message);
 }
 
 // "change key" per entry that is not unchanged, in the order diff gives them.

@@ -13,9 +13,7 @@ using tether::engine::testing::Dataset;
 namespace {
 
 void commit(const Dataset& ds) {
-  CommitOptions c;
-  c.message = "first";
-  ds.open()->commit(c);
+  ds.commit("first");
 }
 
 }  // namespace

@@ -12,9 +12,7 @@ TEST_CASE("ops lists operations newest first with their summaries") {
   Dataset ds;
   CHECK(ds.open()->ops(0).empty());
   ds.add_memory("m", "sys1");
-  CommitOptions c;
-  c.message = "first";
-  const auto committed = ds.open()->commit(c);
+  const auto committed = ds.commit("first");
   ds.open()->set_policy({"m"}, false, std::nullopt, std::string("record"));
   ds.open()->set_policy({"m"}, false, std::nullopt, std::string("native"));
 
@@ -31,9 +29,7 @@ TEST_CASE("ops lists operations newest first with their summaries") {
 
   // A commit leaves history behind tether's back: ops says so, and vcs_drift names it.
   ds.advance("sys1");
-  CommitOptions second;
-  second.message = "second";
-  const auto c2 = ds.open()->commit(second);
+  const auto c2 = ds.commit("second");
   ds.git({"reset", "-q", "--hard", "HEAD~1"});
   const auto after = ds.open()->ops(0);
   REQUIRE(after.size() == 5);

@@ -32,9 +32,7 @@ struct Bookmarked {
   }
   std::string fork() const { return "tether.ws." + id + ".x"; }
   std::string commit(const std::string& message) const {
-    CommitOptions o;
-    o.message = message;
-    return ds.open()->commit(o).vcs_commit.value_or("");
+    return ds.commit(message).vcs_commit.value_or("");
   }
   std::string main_of(const std::string& system) const { return ds.branches(system).at("main"); }
 };

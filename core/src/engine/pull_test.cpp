@@ -12,9 +12,7 @@ using tether::engine::testing::has;
 TEST_CASE("pull commits the heads that moved and nothing else") {
   Dataset ds;
   ds.add_memory("m", "sys1");
-  CommitOptions c;
-  c.message = "baseline";
-  ds.open()->commit(c);
+  ds.commit("baseline");
   const std::string head0 = ds.head();
 
   const auto nothing = ds.open()->pull(std::nullopt, std::nullopt);
@@ -39,9 +37,7 @@ TEST_CASE("pull commits the heads that moved and nothing else") {
 TEST_CASE("pull on a bookmark commits its working branch") {
   Dataset ds;
   ds.add_memory("m", "sys1");
-  CommitOptions c;
-  c.message = "baseline";
-  ds.open()->commit(c);
+  ds.commit("baseline");
   NewOptions n;
   n.bookmark = "side";
   n.eager = true;

@@ -14,9 +14,7 @@ using tether::engine::testing::has;
 namespace {
 
 std::string commit(const Dataset& ds, const std::string& message) {
-  CommitOptions o;
-  o.message = message;
-  const auto r = ds.open()->commit(o);
+  const auto r = ds.commit(message);
   return r.pinned.count("m") && r.pinned.at("m") ? *r.pinned.at("m") : "";
 }
 

@@ -21,9 +21,7 @@ RepairResult repair(const Dataset& ds, bool dry_run = false) {
 TEST_CASE("repair recreates a deleted pin at the recorded state") {
   Dataset ds;
   ds.add_memory("m", "sys1");
-  CommitOptions c;
-  c.message = "first";
-  const std::string pin = *ds.open()->commit(c).pinned.at("m");
+  const std::string pin = *ds.commit("first").pinned.at("m");
   CHECK(repair(ds, true).plan.actions.empty());
 
   ds.advance("sys1");  // the store moves on; the pin must come back at the committed state
@@ -47,9 +45,7 @@ TEST_CASE("repair recreates a deleted pin at the recorded state") {
 TEST_CASE("repair forks a working branch the store lost") {
   Dataset ds;
   ds.add_memory("m", "sys1");
-  CommitOptions c;
-  c.message = "first";
-  ds.open()->commit(c);
+  ds.commit("first");
   NewOptions n;
   n.bookmark = "work";
   n.eager = true;

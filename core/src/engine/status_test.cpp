@@ -28,9 +28,7 @@ TEST_CASE("status labels: new, clean after commit, modified when the store moves
   REQUIRE(fresh.bookmark);
   CHECK(*fresh.bookmark == "main");
 
-  CommitOptions c;
-  c.message = "first";
-  ds.open()->commit(c);
+  ds.commit("first");
   CHECK(label_of(ds.open()->status(true), "m") == "clean");
   ds.advance("sys1");
   const auto moved = ds.open()->status(true);
@@ -44,9 +42,7 @@ TEST_CASE("a store that cannot be read is an error label for its object, not a f
   Dataset ds;
   ds.add_memory("m", "sys1");
   ds.add_memory("gone", "sys2");
-  CommitOptions c;
-  c.message = "first";
-  ds.open()->commit(c);
+  ds.commit("first");
   ds.delete_system("sys2");  // behind tether's back: every later read of it fails
 
   const auto snap = ds.open()->snapshot();

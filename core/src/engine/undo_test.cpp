@@ -18,9 +18,7 @@ using tether::testing::error_of;
 namespace {
 
 CommitResult commit(const Dataset& ds, const std::string& message) {
-  CommitOptions o;
-  o.message = message;
-  return ds.open()->commit(o);
+  return ds.commit(message);
 }
 
 UndoResult undo(const Dataset& ds, std::optional<std::string> op = std::nullopt, bool dry_run = false,

@@ -12,9 +12,7 @@ using tether::engine::testing::Dataset;
 namespace {
 
 std::string commit(const Dataset& ds, const std::string& message) {
-  CommitOptions c;
-  c.message = message;
-  return *ds.open()->commit(c).pinned.at("m");
+  return *ds.commit(message).pinned.at("m");
 }
 
 VerifyResult verify(const Dataset& ds, std::optional<std::string> rev = std::nullopt, bool all = false) {

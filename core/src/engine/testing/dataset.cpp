@@ -41,6 +41,12 @@ std::unique_ptr<Repo> Dataset::open_at(const fs::path& dir, Services services) c
 
 std::string Dataset::git(const std::vector<std::string>& args) const { return tether::testing::git(root_, args); }
 
+CommitResult Dataset::commit(const std::string& message, Services services) const {
+  CommitOptions o;
+  o.message = message;
+  return open(std::move(services))->commit(o);
+}
+
 void Dataset::add_memory(const std::string& key, const std::string& system) const {
   AddRequest request;
   request.key = key;

@@ -33,6 +33,8 @@ class Dataset {
   // `git ARGS` in the dataset; stdout without the trailing newline.
   std::string git(const std::vector<std::string>& args) const;
   std::string head() const { return git({"rev-parse", "HEAD"}); }
+  // `tether commit -m MESSAGE` on a freshly opened Repo.
+  CommitResult commit(const std::string& message, Services services = {}) const;
   // Registers memory object `key` over system `system` (nothing is contacted).
   void add_memory(const std::string& key, const std::string& system) const;
   // A new snapshot on `branch` of `system`, as another writer would make it; its id. Without
