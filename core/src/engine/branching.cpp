@@ -24,8 +24,6 @@ namespace tether::engine {
 
 namespace {
 
-std::string short12(const std::string& id) { return id.substr(0, 12); }
-
 bool has_at(const Json& locator) {
   auto it = locator.find("at");
   return it != locator.end() && it->is_string() && !it->get<std::string>().empty();
@@ -193,104 +191,6 @@ sdk::Source Repo::checked_source(const model::ObjectManifest& m) {
   }
   if (caps & sdk::kAddressable) return sdk::Source::of_state(*m.state);
   throw CapabilityError("no pin, and the " + m.kind + " backend cannot reopen a recorded state", m.key);
-}
-
-void Repo::check_preconditions(const Plan& plan) {
-  vet_saved_plan(plan);  // edits first: a precondition may itself name a store to ask
-  for (const auto& pc : plan.preconditions) {
-    std::optional<std::string> observed;  // set when the precondition fails
-    const Json& p = pc.params;
-    auto locator_of = [&]() -> std::pair<const model::ObjectManifest*, Json> {
-      auto it = manifests_.find(pc.key);
-      if (it == manifests_.end()) throw StalePlanError(model::py_repr(pc.key) + " is no longer registered; re-run the plan");
-      Json loc = p.contains("locator") ? p["locator"] : it->second.locator;
-      return {&it->second, loc};
-    };
-    if (pc.kind == "manifest_hash") {
-      std::string now;
-      if (p.contains("rev") && p["rev"].is_string()) now = model::manifest_hash(manifests_at(p["rev"].get<std::string>()));
-      else now = model::manifest_hash(manifests_);
-      if (now != pc.expected) observed = now.substr(0, 12);
-    } else if (pc.kind == "workspace_id") {
-      if (!pc.expected.is_null() && pc.expected != workspace_->workspace_id) observed = workspace_->short_id();
-    } else if (pc.kind == "workspace_bookmark") {
-      Json mine = workspace_->bookmark ? Json(*workspace_->bookmark) : Json(nullptr);
-      auto placed = vcs_->current_bookmark();
-      Json vcs_b = placed ? Json(*placed) : Json(nullptr);
-      if (mine != pc.expected || (!pc.expected.is_null() && vcs_b != pc.expected))
-        observed = vcs_b.is_string() ? vcs_b.get<std::string>() : std::string("no bookmark");
-    } else if (pc.kind == "bookmark_head") {
-      auto bms = vcs_->bookmarks();
-      std::string b = p.value("bookmark", std::string());
-      auto it = bms.find(b);
-      if (it == bms.end()) observed = "no bookmark " + b;
-      else if (pc.expected != it->second) observed = short12(it->second);
-    } else if (pc.kind == "vcs_head") {  // expected null: there was no commit yet
-      auto h = vcs_->head();
-      if (pc.expected.is_null() ? h.has_value() : (!h || pc.expected != *h)) observed = h ? short12(*h) : "no commit";
-    } else if (pc.kind == "history_digest") {
-      auto d = vcs_->history_digest();
-      if (pc.expected != d) observed = d;
-    } else if (pc.kind == "config_version") {
-      if (pc.expected != config_.version) observed = std::to_string(config_.version);
-    } else if (pc.kind == "op_not_undone") {  // the op log entry `expected` is there and not undone
-      auto entries = read_ops();
-      auto it = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return pc.expected == e.id; });
-      if (it == entries.end()) observed = "gone from the op log";
-      else if (it->undone_by.is_string()) observed = "undone by " + it->undone_by.get<std::string>();
-    } else if (pc.kind == "op_log_head") {  // the op log's newest entry is still `expected`
-      auto entries = read_ops();
-      if (entries.empty()) observed = "none";
-      else if (pc.expected != entries.back().id) observed = entries.back().id + " (" + entries.back().command + ")";
-    } else if (pc.kind == "no_new_holders") {
-      std::string b = p.value("bookmark", std::string());
-      std::vector<std::string> holders;
-      for (const auto& [id, bm] : other_workspaces())
-        if (bm == b) holders.push_back(id.substr(0, 8));
-      if (!holders.empty()) observed = join(holders);
-    } else if (pc.kind == "ref_absent" || pc.kind == "ref_head" || pc.kind == "base_state" || pc.kind == "pin_state" ||
-               pc.kind == "store_empty") {
-      auto [m, loc] = locator_of();
-      auto& b = backend(m->kind);
-      std::string ref = p.value("ref", std::string());
-      if (pc.kind == "ref_absent") {
-        auto refs = b.list_working_refs(loc, m->key);
-        if (std::find(refs.begin(), refs.end(), ref) != refs.end()) observed = ref + " exists";
-      } else if (pc.kind == "ref_head") {
-        std::optional<Json> head;
-        try {
-          head = b.fingerprint(loc, ref, m->key);
-        } catch (const BackendError&) {
-        }
-        if (pc.expected.is_null()) {
-          if (head) observed = model::short_state(*head);
-        } else if (!head) {
-          observed = ref + " gone";
-        } else if (!b.same(*head, pc.expected)) {
-          observed = model::short_state(*head);
-        }
-      } else if (pc.kind == "base_state") {
-        Json base_loc = loc;
-        base_loc.erase("at");
-        Json now = b.fingerprint(base_loc, std::nullopt, m->key);
-        if (!b.same(now, pc.expected)) observed = model::short_state(now);
-      } else if (pc.kind == "pin_state") {
-        auto pin = p.at("pin").get<sdk::Pin>();
-        auto rep = b.verify(loc, pc.expected, pin, false, m->key);
-        if (!rep.ok()) observed = rep.message;
-      } else {
-        auto empty = b.is_ref_empty(loc, p.value("ignoring", std::vector<std::string>{}), m->key);
-        if (empty != true) observed = "not empty";
-      }
-    }
-    if (!observed) continue;
-    std::string msg = pc.detail.empty() ? pc.kind + " changed since the plan was made" : pc.detail;
-    for (auto pos = msg.find("{observed}"); pos != std::string::npos; pos = msg.find("{observed}", pos + observed->size())) {
-      msg.replace(pos, 10, *observed);
-    }
-    if (msg.find("re-run") == std::string::npos) msg += "; re-run the plan";
-    throw StalePlanError(msg);
-  }
 }
 
 // ---- tether new ------------------------------------------------------------------------------

@@ -1,9 +1,16 @@
-// core/src/engine/plan.cpp: plans as data: JSON (format 3), the digest, saving and loading.
+// core/src/engine/plan.cpp: plans as data (JSON format 3, the digest, saving and loading),
+// and the one table of precondition kinds with the check of each against the live systems.
 #include "tether/engine/plan.hpp"
 
+#include <algorithm>
 #include <set>
 
+#include "engine/internal.hpp"
+#include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/names.hpp"
+#include "tether/model/workspace.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/limits.hpp"
@@ -16,11 +23,6 @@ namespace {
 // `irreversible`: a line of an undo plan naming what cannot be reversed.
 const std::set<std::string> kNonWrites = {"trunk", "keep-branch", "keep-pin", "keep-store", "defer-fork",
                                           "refuse", "reuse", "adopt", "hold", "share", "irreversible"};
-
-const std::set<std::string> kKnownPreconditions = {
-    "manifest_hash", "workspace_id", "workspace_bookmark", "vcs_head",  "history_digest", "config_version", "ref_absent",
-    "ref_head",      "base_state",   "pin_state",          "no_new_holders", "bookmark_head", "store_empty",
-    "op_not_undone", "op_log_head"};
 
 Json content_of(const Plan& p) {
   Json pre = Json::array();
@@ -87,6 +89,180 @@ const std::vector<std::string>& required_preconditions(const std::string& comman
   return it == req.end() ? none : it->second;
 }
 
+// ---- preconditions: every kind, and how each is checked ------------------------------------
+
+// One precondition kind: what it compares with the live systems. A check returns what it
+// observed when that differs from what the plan reviewed (the `{observed}` of its detail), or
+// nothing when it still holds.
+struct PreconditionChecker {
+  Repo& repo;
+  using Check = std::optional<std::string> (PreconditionChecker::*)(const Precondition&);
+
+  // The kinds a plan may carry (plan_from_json refuses others) and their checks.
+  static const std::map<std::string, Check, std::less<>>& table() {
+    static const std::map<std::string, Check, std::less<>> kinds = {
+        // the dataset and this checkout
+        {"manifest_hash", &PreconditionChecker::manifest_hash},
+        {"workspace_id", &PreconditionChecker::workspace_id},
+        {"workspace_bookmark", &PreconditionChecker::workspace_bookmark},
+        {"config_version", &PreconditionChecker::config_version},
+        {"no_new_holders", &PreconditionChecker::no_new_holders},
+        // the VCS
+        {"vcs_head", &PreconditionChecker::vcs_head},
+        {"bookmark_head", &PreconditionChecker::bookmark_head},
+        {"history_digest", &PreconditionChecker::history_digest},
+        // the op log
+        {"op_not_undone", &PreconditionChecker::op_not_undone},
+        {"op_log_head", &PreconditionChecker::op_log_head},
+        // one object's store
+        {"ref_absent", &PreconditionChecker::ref_absent},
+        {"ref_head", &PreconditionChecker::ref_head},
+        {"base_state", &PreconditionChecker::base_state},
+        {"pin_state", &PreconditionChecker::pin_state},
+        {"store_empty", &PreconditionChecker::store_empty},
+    };
+    return kinds;
+  }
+
+  void check(const Plan& plan) {
+    repo.vet_saved_plan(plan);  // edits first: a precondition may itself name a store to ask
+    for (const auto& pc : plan.preconditions) {
+      auto it = table().find(pc.kind);
+      if (it == table().end()) throw StalePlanError("unknown plan precondition '" + pc.kind + "'; re-run the plan");
+      auto observed = (this->*(it->second))(pc);
+      if (!observed) continue;
+      std::string msg = pc.detail.empty() ? pc.kind + " changed since the plan was made" : pc.detail;
+      for (auto pos = msg.find("{observed}"); pos != std::string::npos; pos = msg.find("{observed}", pos + observed->size()))
+        msg.replace(pos, 10, *observed);
+      if (msg.find("re-run") == std::string::npos) msg += "; re-run the plan";
+      throw StalePlanError(msg);
+    }
+  }
+
+  static std::string short12(const std::string& id) { return id.substr(0, 12); }
+
+  std::optional<std::string> manifest_hash(const Precondition& pc) {
+    const Json& p = pc.params;
+    std::string now;
+    if (p.contains("rev") && p["rev"].is_string()) now = model::manifest_hash(repo.manifests_at(p["rev"].get<std::string>()));
+    else now = model::manifest_hash(repo.manifests_);
+    if (now != pc.expected) return now.substr(0, 12);
+    return std::nullopt;
+  }
+  std::optional<std::string> workspace_id(const Precondition& pc) {
+    if (!pc.expected.is_null() && pc.expected != repo.workspace_->workspace_id) return repo.workspace_->short_id();
+    return std::nullopt;
+  }
+  std::optional<std::string> workspace_bookmark(const Precondition& pc) {
+    Json mine = repo.workspace_->bookmark ? Json(*repo.workspace_->bookmark) : Json(nullptr);
+    auto placed = repo.vcs_->current_bookmark();
+    Json vcs_b = placed ? Json(*placed) : Json(nullptr);
+    if (mine != pc.expected || (!pc.expected.is_null() && vcs_b != pc.expected))
+      return vcs_b.is_string() ? vcs_b.get<std::string>() : std::string("no bookmark");
+    return std::nullopt;
+  }
+  std::optional<std::string> config_version(const Precondition& pc) {
+    if (pc.expected != repo.config_.version) return std::to_string(repo.config_.version);
+    return std::nullopt;
+  }
+  std::optional<std::string> no_new_holders(const Precondition& pc) {
+    std::string b = pc.params.value("bookmark", std::string());
+    std::vector<std::string> holders;
+    for (const auto& [id, bm] : repo.other_workspaces())
+      if (bm == b) holders.push_back(id.substr(0, 8));
+    if (!holders.empty()) return join(holders);
+    return std::nullopt;
+  }
+  std::optional<std::string> vcs_head(const Precondition& pc) {  // expected null: there was no commit yet
+    auto h = repo.vcs_->head();
+    if (pc.expected.is_null() ? h.has_value() : (!h || pc.expected != *h)) return h ? short12(*h) : "no commit";
+    return std::nullopt;
+  }
+  std::optional<std::string> bookmark_head(const Precondition& pc) {
+    auto bms = repo.vcs_->bookmarks();
+    std::string b = pc.params.value("bookmark", std::string());
+    auto it = bms.find(b);
+    if (it == bms.end()) return "no bookmark " + b;
+    if (pc.expected != it->second) return short12(it->second);
+    return std::nullopt;
+  }
+  std::optional<std::string> history_digest(const Precondition& pc) {
+    auto d = repo.vcs_->history_digest();
+    if (pc.expected != d) return d;
+    return std::nullopt;
+  }
+  std::optional<std::string> op_not_undone(const Precondition& pc) {  // the entry `expected` is there, not undone
+    auto entries = repo.read_ops();
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return pc.expected == e.id; });
+    if (it == entries.end()) return "gone from the op log";
+    if (it->undone_by.is_string()) return "undone by " + it->undone_by.get<std::string>();
+    return std::nullopt;
+  }
+  std::optional<std::string> op_log_head(const Precondition& pc) {  // the newest entry is still `expected`
+    auto entries = repo.read_ops();
+    if (entries.empty()) return "none";
+    if (pc.expected != entries.back().id) return entries.back().id + " (" + entries.back().command + ")";
+    return std::nullopt;
+  }
+
+  // The object a store precondition is about, and the locator to ask (the plan's, for a
+  // state pinned by `at`).
+  std::pair<const model::ObjectManifest*, Json> object_of(const Precondition& pc) {
+    auto it = repo.manifests_.find(pc.key);
+    if (it == repo.manifests_.end()) throw StalePlanError(model::py_repr(pc.key) + " is no longer registered; re-run the plan");
+    Json loc = pc.params.contains("locator") ? pc.params["locator"] : it->second.locator;
+    return {&it->second, loc};
+  }
+  std::optional<std::string> ref_absent(const Precondition& pc) {
+    auto [m, loc] = object_of(pc);
+    std::string ref = pc.params.value("ref", std::string());
+    auto refs = repo.backend(m->kind).list_working_refs(loc, m->key);
+    if (std::find(refs.begin(), refs.end(), ref) != refs.end()) return ref + " exists";
+    return std::nullopt;
+  }
+  std::optional<std::string> ref_head(const Precondition& pc) {
+    auto [m, loc] = object_of(pc);
+    auto& b = repo.backend(m->kind);
+    std::string ref = pc.params.value("ref", std::string());
+    std::optional<Json> head;
+    try {
+      head = b.fingerprint(loc, ref, m->key);
+    } catch (const BackendError&) {
+    }
+    if (pc.expected.is_null()) return head ? std::optional(model::short_state(*head)) : std::nullopt;
+    if (!head) return ref + " gone";
+    if (!b.same(*head, pc.expected)) return model::short_state(*head);
+    return std::nullopt;
+  }
+  std::optional<std::string> base_state(const Precondition& pc) {
+    auto [m, loc] = object_of(pc);
+    auto& b = repo.backend(m->kind);
+    Json base_loc = loc;
+    base_loc.erase("at");
+    Json now = b.fingerprint(base_loc, std::nullopt, m->key);
+    if (!b.same(now, pc.expected)) return model::short_state(now);
+    return std::nullopt;
+  }
+  std::optional<std::string> pin_state(const Precondition& pc) {
+    auto [m, loc] = object_of(pc);
+    auto pin = pc.params.at("pin").get<sdk::Pin>();
+    auto rep = repo.backend(m->kind).verify(loc, pc.expected, pin, false, m->key);
+    if (!rep.ok()) return rep.message;
+    return std::nullopt;
+  }
+  std::optional<std::string> store_empty(const Precondition& pc) {
+    auto [m, loc] = object_of(pc);
+    auto empty = repo.backend(m->kind).is_ref_empty(loc, pc.params.value("ignoring", std::vector<std::string>{}), m->key);
+    if (empty != true) return "not empty";
+    return std::nullopt;
+  }
+};
+
+void Repo::check_preconditions(const Plan& plan) { PreconditionChecker{*this}.check(plan); }
+
+bool known_precondition(const std::string& kind) { return PreconditionChecker::table().count(kind) != 0; }
+
+
 Plan plan_from_json(const Json& j, const std::string& expected_command, const std::vector<std::string>& required,
                     const std::string& source) {
   if (!j.is_object()) throw ConfigError("invalid plan: " + source + " does not hold a JSON object");
@@ -110,7 +286,7 @@ Plan plan_from_json(const Json& j, const std::string& expected_command, const st
     for (const auto& c : j.value("preconditions", Json::array())) {
       Precondition pc;
       pc.kind = c.at("kind").get<std::string>();
-      if (!kKnownPreconditions.count(pc.kind)) throw ConfigError("unknown plan precondition '" + pc.kind + "'");
+      if (!known_precondition(pc.kind)) throw ConfigError("unknown plan precondition '" + pc.kind + "'");
       pc.expected = c.value("expected", Json(nullptr));
       pc.key = str_or_empty(c, "key");
       pc.params = c.value("params", Json::object());

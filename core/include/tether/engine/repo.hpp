@@ -38,6 +38,7 @@ namespace tether::engine {
 
 struct OpEntry;  // engine/internal.hpp: one operation as the journal tells it
 class OpLog;     // engine/internal.hpp: the journal
+struct PreconditionChecker;  // plan.cpp
 class PinIndex;  // engine/internal.hpp: the pins this clone created
 
 using Json = nlohmann::json;
@@ -434,6 +435,7 @@ class Repo {
   void require_rederived(const Plan& saved, const Plan& derived);
   bool owns_ref(const std::string& ref) const;  // in tether.<ds8>.* or tether.ws.<ds8>.*
   friend struct Undoer;  // undo.cpp: one handler per command, over the Repo's internals
+  friend struct PreconditionChecker;  // plan.cpp: the table of precondition kinds and their checks
   Plan plan_undo(const UndoOptions& options);
   UndoResult apply_undo(const Plan& plan);
   Plan plan_repair(const RepairOptions& options);
