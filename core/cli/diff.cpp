@@ -6,13 +6,15 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/diff.hpp"
 
 namespace tether::cli {
 
 int run_diff(const Global& g, const DiffOptions& o) {
   auto repo = open_repo();
   Progress progress("diffing", !g.json);
-  auto entries = repo->diff(o.revs, o.content, progress.callback());
+  auto result = repo->diff(o.revs, o.content, progress.callback());
+  const auto& entries = result.entries;
   progress.finish();
   if (g.json) {
     auto arr = nlohmann::json::array();

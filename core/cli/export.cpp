@@ -6,7 +6,9 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/export.hpp"
 #include "tether/errors.hpp"
+#include "tether/registry/registry.hpp"
 
 namespace tether::cli {
 

@@ -6,6 +6,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/import.hpp"
 
 namespace tether::cli {
 

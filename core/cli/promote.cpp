@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/promote.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/json.hpp"
 

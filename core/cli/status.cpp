@@ -7,6 +7,8 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/ops.hpp"
+#include "tether/engine/status.hpp"
 
 namespace tether::cli {
 

@@ -11,6 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/engine/commit.hpp"
+#include "tether/engine/init.hpp"
+#include "tether/engine/new.hpp"
+#include "tether/engine/objects.hpp"
+#include "tether/engine/open.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/names.hpp"

@@ -9,8 +9,10 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/commit.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"
+#include "tether/engine/status.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "engine/internal.hpp"
+#include "tether/engine/export.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/proxy.hpp"

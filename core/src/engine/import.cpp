@@ -8,6 +8,8 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/import.hpp"
+#include "tether/engine/objects.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/load_error.hpp"

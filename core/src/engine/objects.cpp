@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "engine/internal.hpp"
+#include "tether/engine/objects.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/ops.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/model/json.hpp"
 #include "tether/vcs/vcs.hpp"

@@ -5,8 +5,11 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/commit.hpp"
 #include "tether/engine/fanout.hpp"
+#include "tether/engine/pull.hpp"
 #include "tether/engine/repo.hpp"
+#include "tether/engine/restore.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"

@@ -4,6 +4,11 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/abandon.hpp"
+#include "tether/engine/drop.hpp"
+#include "tether/engine/forget_workspace.hpp"
+#include "tether/engine/gc.hpp"
+#include "tether/engine/new.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"

@@ -10,6 +10,8 @@
 
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
+#include "tether/engine/promote.hpp"
+#include "tether/engine/repair.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"

@@ -11,6 +11,7 @@
 
 #include "engine/internal.hpp"
 #include "tether/engine/repo.hpp"
+#include "tether/engine/undo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"
