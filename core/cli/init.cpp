@@ -11,7 +11,7 @@ namespace tether::cli {
 int run_init(const Global& g, const InitOptions& o) {
   auto r = engine::Repo::init(o.path);
   if (g.json) {
-    print_json(nlohmann::json{{"root", r.root.string()}, {"dataset_id", r.dataset_id}, {"trunk", r.trunk}});
+    print_json(r.to_json());
     return 0;
   }
   out("initialized tether dataset at " + r.root.string() + " (dataset id " + r.dataset_id + ": its pins and working branches are tether." +

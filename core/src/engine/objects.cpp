@@ -227,4 +227,11 @@ std::vector<sdk::HistoryEntry> Repo::log(const std::string& key, const std::opti
   return b.history(m.locator, ref ? ref : working_ref(key), limit, key);
 }
 
+Json SetResult::to_json() const {
+  Json fields = Json::object();
+  for (const auto& [k, changes] : changed)
+    for (const auto& [f, v] : changes) fields[k][f] = {{"from", v.first}, {"to", v.second}};
+  return Json{{"changed", fields}, {"unchanged", unchanged}};
+}
+
 }  // namespace tether::engine

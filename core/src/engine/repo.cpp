@@ -423,4 +423,6 @@ void Repo::log_op(const std::string& command, const Json& pre, const Json& resul
   log.end(id, result);
 }
 
+Json InitResult::to_json() const { return Json{{"root", root.string()}, {"dataset_id", dataset_id}, {"trunk", trunk}}; }
+
 }  // namespace tether::engine
