@@ -338,4 +338,13 @@ CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string
   return res;
 }
 
+Json CommitResult::to_json() const {
+  Json pins = Json::object();
+  for (const auto& [k, v] : pinned) pins[k] = v ? Json(*v) : Json(nullptr);
+  return Json{{"vcs_commit", vcs_commit ? Json(*vcs_commit) : Json(nullptr)},
+              {"pinned", pins},
+              {"unrecoverable", unrecoverable},
+              {"unchanged", unchanged}};
+}
+
 }  // namespace tether::engine

@@ -99,4 +99,20 @@ DiffResult Repo::diff(const std::vector<std::string>& revs, bool content, const 
   return DiffResult{std::move(out)};
 }
 
+Json DiffEntry::to_json() const {
+  return Json{{"key", key},
+              {"change", change},
+              {"a", a ? *a : Json(nullptr)},
+              {"b", b ? *b : Json(nullptr)},
+              {"detail", detail ? Json(*detail) : Json(nullptr)},
+              {"detail_error", detail_error ? Json(*detail_error) : Json(nullptr)},
+              {"why", why}};
+}
+
+Json DiffResult::to_json() const {
+  auto arr = Json::array();
+  for (const auto& e : entries) arr.push_back(e.to_json());
+  return arr;
+}
+
 }  // namespace tether::engine

@@ -141,4 +141,10 @@ VerifyResult Repo::verify(const VerifyOptions& opt) {
   return out;
 }
 
+Json VerifyResult::to_json() const {
+  Json obj = Json::object();
+  for (const auto& e : entries) obj[e.label] = {{"status", e.status}, {"message", e.message}};
+  return obj;
+}
+
 }  // namespace tether::engine
