@@ -903,4 +903,17 @@ std::string Repo::materialize_fork(const std::string& key) {
   return ref;
 }
 
+Json NewResult::to_json() const {
+  Json fps = Json::object();
+  for (const auto& [k, v] : fork_points) fps[k] = v;
+  return Json{{"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
+              {"working_refs", working_refs},
+              {"pending_forks", pending_forks},
+              {"fork_points", fps}};
+}
+
+Json OpenResult::to_json() const {
+  return Json{{"key", key}, {"read_only", read_only}, {"address", address}, {"type", type}, {"handle", handle}};
+}
+
 }  // namespace tether::engine

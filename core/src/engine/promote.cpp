@@ -711,4 +711,22 @@ PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) {
   return rep;
 }
 
+Json PromoteReport::to_json() const {
+  Json ff = Json::object(), mg = Json::object();
+  for (const auto& [k, v] : fast_forwarded) ff[k] = v;
+  for (const auto& [k, v] : merged) mg[k] = v;
+  Json j{{"fast_forwarded", ff},
+         {"merged", mg},
+         {"skipped", skipped},
+         {"refused", refused},
+         {"held", held},
+         {"conflicts", conflicts},
+         {"kept_forks", kept_forks},
+         {"rolled_back", rolled_back},
+         {"trunk_moved", trunk_moved ? Json(*trunk_moved) : Json(nullptr)},
+         {"trunk_held", trunk_held ? Json(*trunk_held) : Json(nullptr)}};
+  if (!failed.empty()) j["failed"] = failed;
+  return j;
+}
+
 }  // namespace tether::engine

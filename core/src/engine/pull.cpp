@@ -299,4 +299,19 @@ RestoreResult Repo::apply_restore(const Plan& plan) {
   return res;
 }
 
+Json PullResult::to_json() const {
+  Json moved = Json::object();
+  for (const auto& [k, v] : committed) moved[k] = {{"from", v.first}, {"to", v.second}};
+  Json pins = Json::object();
+  for (const auto& [k, v] : pinned) pins[k] = v ? Json(*v) : Json(nullptr);
+  return Json{{"bookmark", bookmark},
+              {"committed", moved},
+              {"unchanged", unchanged},
+              {"skipped", skipped},
+              {"vcs_commit", vcs_commit ? Json(*vcs_commit) : Json(nullptr)},
+              {"pinned", pins}};
+}
+
+Json RestoreResult::to_json() const { return Json{{"from", from}, {"working_refs", working_refs}}; }
+
 }  // namespace tether::engine
