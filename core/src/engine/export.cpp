@@ -379,4 +379,10 @@ struct Repo::Exporter {
 
 registry::Bundle Repo::export_bundle(const ExportOptions& opt) { return Exporter(*this, opt).run(); }
 
+Json ExportResult::to_json() const {
+  Json counts = Json::object();
+  for (const auto& [t, n] : rows) counts[t] = n;
+  return Json{{"path", path}, {"format", format}, {"head", head.empty() ? Json(nullptr) : Json(head)}, {"rows", counts}};
+}
+
 }  // namespace tether::engine

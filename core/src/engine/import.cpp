@@ -259,4 +259,8 @@ ImportResult Repo::apply_import(const Plan& plan) {
   return res;
 }
 
+Json ImportResult::to_json() const {
+  return Json{{"added", added}, {"updated", updated}, {"removed", removed}, {"unchanged", unchanged}};
+}
+
 }  // namespace tether::engine

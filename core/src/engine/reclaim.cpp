@@ -466,4 +466,31 @@ ForgetWorkspaceResult Repo::forget_workspace(const ForgetWorkspaceOptions& opt) 
       [&](const Plan& p) { return apply_forget_workspace(p); });
 }
 
+Json AbandonResult::to_json() const {
+  return Json{{"abandoned", abandoned},
+              {"rewritten_commits", rewritten},
+              {"bookmarks_moved", bookmarks_moved},
+              {"gc_plan", gc_plan.to_json()},
+              {"gc_applied", gc.has_value()},
+              {"gc", gc ? gc->to_json() : Json(nullptr)},
+              {"failed", failed}};
+}
+
+Json DropResult::to_json() const {
+  // Only an applied drop prints JSON, so gc's "dry_run" says nothing here: it is left out.
+  Json report = gc ? gc->to_json() : Json(nullptr);
+  if (report.is_object()) report.erase("dry_run");
+  return Json{{"bookmark", bookmark},
+              {"left_for", left_for ? Json(*left_for) : Json(nullptr)},
+              {"abandoned", abandoned},
+              {"gc", report}};
+}
+
+Json ForgetWorkspaceResult::to_json() const {
+  return Json{{"workspace", workspace},
+              {"removed_files", removed_files},
+              {"vcs", vcs ? Json(*vcs) : Json(nullptr)},
+              {"failed", failed}};
+}
+
 }  // namespace tether::engine

@@ -25,7 +25,7 @@ struct DropResult {
   std::optional<std::string> left_for;
   std::vector<std::string> abandoned;
   std::optional<GcReport> gc;
-  Json to_json() const;  // `tether drop --no-dry-run --json` (docs/cli.md): gc's report without "dry_run"
+  Json to_json() const;  // `tether drop --no-dry-run --json`: gc's report without "dry_run"
 };
 
 }  // namespace tether::engine
