@@ -9,8 +9,6 @@
 
 namespace tether::cli {
 
-using nlohmann::json;
-
 int run_undo(const Global& g, const UndoOptions& o) {
   auto repo = open_repo();
   engine::UndoOptions opt;
@@ -22,12 +20,7 @@ int run_undo(const Global& g, const UndoOptions& o) {
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   int rc = r.irreversible.empty() ? kExitOk : kExitPartial;
   if (g.json) {
-    print_json({{"undone", r.undone},
-                {"command", r.command},
-                {"undo_id", r.undo_id},
-                {"restored", r.restored},
-                {"irreversible", r.irreversible},
-                {"skipped", r.skipped}});
+    print_json(r.to_json());
     return rc;
   }
   out("undid " + r.undone + " (" + r.command + ": " + r.summary + ")");

@@ -240,4 +240,10 @@ std::string VcsDrift::message() const {
   return s;
 }
 
+Json OpsEntry::to_json() const {
+  Json j = entry;
+  j["vcs_commit_gone"] = vcs_commit_gone;
+  return j;
+}
+
 }  // namespace tether::engine

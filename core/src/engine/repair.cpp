@@ -245,4 +245,8 @@ RepairResult Repo::apply_repair(const Plan& plan) {
   return res;
 }
 
+Json RepairResult::to_json() const {
+  return Json{{"repinned", repinned}, {"reforked", reforked}, {"finished", finished}, {"failed", failed}, {"notes", notes}};
+}
+
 }  // namespace tether::engine

@@ -805,4 +805,13 @@ UndoResult Repo::undo(const UndoOptions& opt) {
       [&](const Plan& p) { return apply_undo(p); });
 }
 
+Json UndoResult::to_json() const {
+  return Json{{"undone", undone},
+              {"command", command},
+              {"undo_id", undo_id},
+              {"restored", restored},
+              {"irreversible", irreversible},
+              {"skipped", skipped}};
+}
+
 }  // namespace tether::engine
