@@ -4,11 +4,10 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/abandon.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::cli {
-
-using nlohmann::json;
 
 int run_abandon(const Global& g, const AbandonOptions& o) {
   auto repo = open_repo();
@@ -24,13 +23,7 @@ int run_abandon(const Global& g, const AbandonOptions& o) {
   for (const auto& [b, why] : r.failed) failed["bookmark " + b] = why;
   const int rc = failed.empty() ? 0 : kExitPartial;
   if (g.json) {
-    print_json({{"abandoned", r.abandoned},
-                {"rewritten_commits", r.rewritten},
-                {"bookmarks_moved", r.bookmarks_moved},
-                {"gc_plan", r.gc_plan.to_json()},
-                {"gc_applied", r.gc.has_value()},
-                {"gc", r.gc ? r.gc->to_json() : json(nullptr)},
-                {"failed", r.failed}});
+    print_json(r.to_json());
     return rc;
   }
   std::vector<std::string> ids;

@@ -7,6 +7,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/objects.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/json.hpp"
 

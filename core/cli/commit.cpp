@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/commit.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::cli {
@@ -25,12 +26,7 @@ int run_commit(const Global& g, const CommitOptions& o) {
   for (const auto& w : r.warnings) warning(w);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {
-    nlohmann::json pinned = nlohmann::json::object();
-    for (const auto& [k, v] : r.pinned) pinned[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-    print_json({{"vcs_commit", r.vcs_commit ? nlohmann::json(*r.vcs_commit) : nlohmann::json(nullptr)},
-                {"pinned", pinned},
-                {"unrecoverable", r.unrecoverable},
-                {"unchanged", r.unchanged}});
+    print_json(r.to_json());
     return 0;
   }
   if (!r.applied) {

@@ -8,6 +8,8 @@
 
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/gc.hpp"
+#include "tether/engine/plan.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::cli {

@@ -6,28 +6,20 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/diff.hpp"
 
 namespace tether::cli {
 
 int run_diff(const Global& g, const DiffOptions& o) {
   auto repo = open_repo();
   Progress progress("diffing", !g.json);
-  auto entries = repo->diff(o.revs, o.content, progress.callback());
+  auto r = repo->diff(o.revs, o.content, progress.callback());
   progress.finish();
   if (g.json) {
-    auto arr = nlohmann::json::array();
-    for (const auto& e : entries)
-      arr.push_back({{"key", e.key},
-                     {"change", e.change},
-                     {"a", e.a ? *e.a : nlohmann::json(nullptr)},
-                     {"b", e.b ? *e.b : nlohmann::json(nullptr)},
-                     {"detail", e.detail ? nlohmann::json(*e.detail) : nlohmann::json(nullptr)},
-                     {"detail_error", e.detail_error ? nlohmann::json(*e.detail_error) : nlohmann::json(nullptr)},
-                     {"why", e.why}});
-    print_json(arr);
+    print_json(r.to_json());
     return 0;
   }
-  for (const auto& e : entries) {
+  for (const auto& e : r.entries) {
     if (e.change == "unchanged") continue;
     std::string line = "  " + rjust(e.change, 9) + "  " + e.key;
     if (e.detail) line += "  [" + e.detail->summary() + "]";

@@ -4,11 +4,10 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/drop.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::cli {
-
-using nlohmann::json;
 
 int run_drop(const Global& g, const DropOptions& o) {
   auto repo = open_repo();
@@ -28,12 +27,7 @@ int run_drop(const Global& g, const DropOptions& o) {
     return 0;
   }
   if (g.json) {
-    json gc = r.gc ? r.gc->to_json() : json(nullptr);
-    if (gc.is_object()) gc.erase("dry_run");
-    print_json({{"bookmark", r.bookmark},
-                {"left_for", r.left_for ? json(*r.left_for) : json(nullptr)},
-                {"abandoned", r.abandoned},
-                {"gc", gc}});
+    print_json(r.to_json());
     return r.gc ? gc_exit(*r.gc) : 0;
   }
   if (r.left_for) out("left " + r.bookmark + " for " + *r.left_for);

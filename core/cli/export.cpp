@@ -6,7 +6,9 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/export.hpp"
 #include "tether/errors.hpp"
+#include "tether/registry/registry.hpp"
 
 namespace tether::cli {
 
@@ -33,15 +35,13 @@ int run_export(const Global& g, const ExportOptions& o) {
     registry::write_sqlite(bundle, o.path, o.append);
   else
     files = registry::write_dir(bundle, o.path, o.format);
-  auto counts = bundle.row_counts();
+  const engine::ExportResult r{o.path, o.format, bundle.head, bundle.row_counts()};
   if (g.json) {
-    nlohmann::json rows = nlohmann::json::object();
-    for (const auto& [t, n] : counts) rows[t] = n;
-    print_json({{"path", o.path}, {"format", o.format}, {"head", bundle.head.empty() ? nlohmann::json(nullptr) : nlohmann::json(bundle.head)}, {"rows", rows}});
+    print_json(r.to_json());
     return 0;
   }
   out("exported " + std::to_string(files) + " file(s) to " + o.path + " (" + o.format + ")");
-  print_table_counts(counts);
+  print_table_counts(r.rows);
   return 0;
 }
 

@@ -4,11 +4,10 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/forget_workspace.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::cli {
-
-using nlohmann::json;
 
 int run_forget_workspace(const Global& g, const ForgetWorkspaceOptions& o) {
   auto repo = open_repo();
@@ -19,10 +18,7 @@ int run_forget_workspace(const Global& g, const ForgetWorkspaceOptions& o) {
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   int rc = r.failed.empty() ? 0 : (r.removed_files.empty() && !r.vcs ? kExitFailure : kExitPartial);
   if (g.json) {
-    print_json({{"workspace", r.workspace},
-                {"removed_files", r.removed_files},
-                {"vcs", r.vcs ? json(*r.vcs) : json(nullptr)},
-                {"failed", r.failed}});
+    print_json(r.to_json());
     return rc;
   }
   if (r.plan.actions.empty()) {

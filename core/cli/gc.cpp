@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/gc.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::cli {

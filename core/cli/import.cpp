@@ -6,6 +6,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/import.hpp"
 
 namespace tether::cli {
 
@@ -22,7 +23,7 @@ int run_import(const Global& g, const ImportOptions& o) {
   auto r = repo->import_objects(opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {
-    print_json({{"added", r.added}, {"updated", r.updated}, {"removed", r.removed}, {"unchanged", r.unchanged}});
+    print_json(r.to_json());
     return 0;
   }
   // The plan's other notes (ignored columns) matter to whoever applies it without looking.

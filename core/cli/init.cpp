@@ -4,13 +4,14 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/init.hpp"
 
 namespace tether::cli {
 
 int run_init(const Global& g, const InitOptions& o) {
   auto r = engine::Repo::init(o.path);
   if (g.json) {
-    print_json(nlohmann::json{{"root", r.root.string()}, {"dataset_id", r.dataset_id}, {"trunk", r.trunk}});
+    print_json(r.to_json());
     return 0;
   }
   out("initialized tether dataset at " + r.root.string() + " (dataset id " + r.dataset_id + ": its pins and working branches are tether." +

@@ -6,10 +6,9 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/new.hpp"
 
 namespace tether::cli {
-
-using nlohmann::json;
 
 int run_new(const Global& g, const NewOptions& o) {
   auto repo = open_repo();
@@ -28,12 +27,7 @@ int run_new(const Global& g, const NewOptions& o) {
   progress.finish();
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {
-    json fps = json::object();
-    for (const auto& [k, v] : r.fork_points) fps[k] = v;
-    print_json({{"bookmark", r.bookmark ? json(*r.bookmark) : json(nullptr)},
-                {"working_refs", r.working_refs},
-                {"pending_forks", r.pending_forks},
-                {"fork_points", fps}});
+    print_json(r.to_json());
     return 0;
   }
   if (!r.bookmark) {

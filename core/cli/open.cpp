@@ -4,10 +4,9 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/open.hpp"
 
 namespace tether::cli {
-
-using nlohmann::json;
 
 int run_open(const Global& g, const OpenOptions& o) {
   auto repo = open_repo();
@@ -17,7 +16,7 @@ int run_open(const Global& g, const OpenOptions& o) {
   auto r = repo->open_object(o.key, o.rev, writable, o.with_password);
   if (g.json) {
     // The backend's own fields (an ATTACH statement, a path and sha, ...) under "handle".
-    print_json({{"key", r.key}, {"read_only", r.read_only}, {"address", r.address}, {"type", r.type}, {"handle", r.handle}});
+    print_json(r.to_json());
     return 0;
   }
   // --with-password asks for the password in the printed handle; nothing else is shown raw.

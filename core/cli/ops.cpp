@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/ops.hpp"
 
 namespace tether::cli {
 
@@ -14,11 +15,7 @@ int run_ops(const Global& g, const OpsOptions& o) {
   auto entries = repo->ops(static_cast<std::size_t>(o.limit));
   if (g.json) {
     json list = json::array();
-    for (const auto& e : entries) {
-      json j = e.entry;
-      j["vcs_commit_gone"] = e.vcs_commit_gone;
-      list.push_back(std::move(j));
-    }
+    for (const auto& e : entries) list.push_back(e.to_json());
     print_json(list);
     return 0;
   }

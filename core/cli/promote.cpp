@@ -4,35 +4,11 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/promote.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/json.hpp"
 
 namespace tether::cli {
-
-using nlohmann::json;
-
-namespace {
-
-// `tether promote --json` (docs/cli.md).
-void print_promote_json(const engine::PromoteReport& r) {
-  json ff = json::object(), mg = json::object();
-  for (const auto& [k, v] : r.fast_forwarded) ff[k] = v;
-  for (const auto& [k, v] : r.merged) mg[k] = v;
-  json j{{"fast_forwarded", ff},
-         {"merged", mg},
-         {"skipped", r.skipped},
-         {"refused", r.refused},
-         {"held", r.held},
-         {"conflicts", r.conflicts},
-         {"kept_forks", r.kept_forks},
-         {"rolled_back", r.rolled_back},
-         {"trunk_moved", r.trunk_moved ? json(*r.trunk_moved) : json(nullptr)},
-         {"trunk_held", r.trunk_held ? json(*r.trunk_held) : json(nullptr)}};
-  if (!r.failed.empty()) j["failed"] = r.failed;
-  print_json(j);
-}
-
-}  // namespace
 
 int run_promote(const Global& g, const PromoteOptions& o) {
   auto repo = open_repo();
@@ -49,7 +25,7 @@ int run_promote(const Global& g, const PromoteOptions& o) {
   if (!r.refused.empty()) rc = kExitFailure;
   if (!r.failed.empty()) rc = applied_any ? kExitPartial : kExitFailure;
   if (g.json) {
-    print_promote_json(r);
+    print_json(r.to_json());
     return rc;
   }
   auto line = [](const std::string& label, const std::string& rest) { return "  " + ljust(label, 15) + rest; };

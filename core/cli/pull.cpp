@@ -4,11 +4,10 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/pull.hpp"
 #include "tether/model/json.hpp"
 
 namespace tether::cli {
-
-using nlohmann::json;
 
 int run_pull(const Global& g, const PullOptions& o) {
   auto repo = open_repo();
@@ -16,16 +15,7 @@ int run_pull(const Global& g, const PullOptions& o) {
   auto r = repo->pull(o.bookmark, o.message, progress.callback());
   progress.finish();
   if (g.json) {
-    json committed = json::object();
-    for (const auto& [k, v] : r.committed) committed[k] = {{"from", v.first}, {"to", v.second}};
-    json pinned = json::object();
-    for (const auto& [k, v] : r.pinned) pinned[k] = v ? json(*v) : json(nullptr);
-    print_json({{"bookmark", r.bookmark},
-                {"committed", committed},
-                {"unchanged", r.unchanged},
-                {"skipped", r.skipped},
-                {"vcs_commit", r.vcs_commit ? json(*r.vcs_commit) : json(nullptr)},
-                {"pinned", pinned}});
+    print_json(r.to_json());
     return 0;
   }
   for (const auto& [k, v] : r.committed)

@@ -4,11 +4,10 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/repair.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::cli {
-
-using nlohmann::json;
 
 int run_repair(const Global& g, const RepairOptions& o) {
   auto repo = open_repo();
@@ -19,11 +18,7 @@ int run_repair(const Global& g, const RepairOptions& o) {
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   int rc = r.failed.empty() ? kExitOk : kExitPartial;
   if (g.json) {
-    print_json({{"repinned", r.repinned},
-                {"reforked", r.reforked},
-                {"finished", r.finished},
-                {"failed", r.failed},
-                {"notes", r.notes}});
+    print_json(r.to_json());
     return rc;
   }
   for (const auto& [label, ref] : r.repinned) out("repinned  " + label + " -> " + ref);

@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/restore.hpp"
 
 namespace tether::cli {
 
@@ -17,7 +18,7 @@ int run_restore(const Global& g, const RestoreOptions& o) {
   auto r = repo->restore(opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {
-    print_json({{"from", r.from}, {"working_refs", r.working_refs}});
+    print_json(r.to_json());
     return 0;
   }
   for (const auto& [k, ref] : r.working_refs) out(k + " -> " + ref + "  (from " + r.from + ")");

@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/objects.hpp"
 
 namespace tether::cli {
 
@@ -11,10 +12,7 @@ int run_set(const Global& g, const SetOptions& o) {
   auto repo = open_repo();
   auto r = repo->set_policy(o.keys, o.all, o.file_policy, o.pin_policy);
   if (g.json) {
-    nlohmann::json changed = nlohmann::json::object();
-    for (const auto& [k, fields] : r.changed)
-      for (const auto& [f, v] : fields) changed[k][f] = {{"from", v.first}, {"to", v.second}};
-    print_json({{"changed", changed}, {"unchanged", r.unchanged}});
+    print_json(r.to_json());
     return 0;
   }
   for (const auto& [k, fields] : r.changed) {

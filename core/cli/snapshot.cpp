@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/status.hpp"
 #include "tether/model/json.hpp"
 
 namespace tether::cli {
@@ -14,10 +15,8 @@ int run_snapshot(const Global& g, const SnapshotOptions&) {
   auto r = repo->snapshot(progress.callback());
   progress.finish();
   if (g.json) {
-    // {key: state}, as the reference; objects that failed are reported on stderr.
-    nlohmann::json states = nlohmann::json::object();
-    for (const auto& [k, s] : r.states) states[k] = s;
-    print_json(states);
+    // {key: state}; objects that failed are reported on stderr.
+    print_json(r.to_json());
   } else {
     for (const auto& [k, s] : r.states) out("  " + k + ": " + model::py_repr(s));
   }

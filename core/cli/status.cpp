@@ -7,6 +7,8 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/ops.hpp"
+#include "tether/engine/status.hpp"
 
 namespace tether::cli {
 
@@ -26,34 +28,6 @@ std::string age(const std::optional<std::string>& iso) {
   return std::to_string(s / 86400) + "d ago";
 }
 
-// `tether status --json` (docs/cli.md).
-void print_status_json(const engine::StatusReport& r) {
-  auto objects = nlohmann::json::array();
-  for (const auto& ob : r.objects)
-    objects.push_back({{"key", ob.key},
-                       {"kind", ob.kind},
-                       {"tier", ob.tier},
-                       {"status", ob.label},
-                       {"state", ob.state ? *ob.state : nlohmann::json(nullptr)},
-                       {"pinned", ob.pinned},
-                       {"recoverable", ob.recoverable},
-                       {"origin", ob.origin.value_or("adopted")},
-                       {"verify", ob.verify ? nlohmann::json(*ob.verify) : nlohmann::json(nullptr)},
-                       {"error", ob.error ? nlohmann::json(*ob.error) : nlohmann::json(nullptr)}});
-  print_json({{"manifest_hash", r.manifest_hash},
-              {"stale", !r.stale_keys.empty()},
-              {"stale_keys", r.stale_keys},
-              {"fresh", r.fresh},
-              {"snapshot_at", r.snapshot_at ? nlohmann::json(*r.snapshot_at) : nlohmann::json(nullptr)},
-              {"bookmark", r.bookmark ? nlohmann::json(*r.bookmark) : nlohmann::json(nullptr)},
-              {"trunk", r.trunk},
-              // Bookmark and VCS drift checks (docs/concepts.md, docs/cli.md `tether ops`)
-              // come with `new` and `undo`; until then there is never any to report.
-              {"bookmark_drift", r.bookmark_drift},
-              {"vcs_drift", nlohmann::json::array()},
-              {"objects", objects}});
-}
-
 }  // namespace
 
 int run_status(const Global& g, const StatusOptions& o) {
@@ -62,7 +36,7 @@ int run_status(const Global& g, const StatusOptions& o) {
   auto r = repo->status(o.snapshot, progress.callback());
   progress.finish();
   if (g.json) {
-    print_status_json(r);
+    print_json(r.to_json());
     return r.has_error() ? 1 : 0;
   }
   std::string where;

@@ -4,11 +4,10 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/undo.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::cli {
-
-using nlohmann::json;
 
 int run_undo(const Global& g, const UndoOptions& o) {
   auto repo = open_repo();
@@ -21,12 +20,7 @@ int run_undo(const Global& g, const UndoOptions& o) {
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   int rc = r.irreversible.empty() ? kExitOk : kExitPartial;
   if (g.json) {
-    print_json({{"undone", r.undone},
-                {"command", r.command},
-                {"undo_id", r.undo_id},
-                {"restored", r.restored},
-                {"irreversible", r.irreversible},
-                {"skipped", r.skipped}});
+    print_json(r.to_json());
     return rc;
   }
   out("undid " + r.undone + " (" + r.command + ": " + r.summary + ")");

@@ -4,6 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/verify.hpp"
 
 namespace tether::cli {
 
@@ -20,9 +21,7 @@ int run_verify(const Global& g, const VerifyOptions& o) {
   const auto& entries = result.entries;
   bool all_ok = result.ok();
   if (g.json) {
-    nlohmann::json obj = nlohmann::json::object();
-    for (const auto& e : entries) obj[e.label] = {{"status", e.status}, {"message", e.message}};
-    print_json(obj);
+    print_json(result.to_json());
     return all_ok ? 0 : 1;
   }
   if (entries.empty() && result.skipped_observed > 0)

@@ -8,6 +8,8 @@
 
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
+#include "tether/engine/new.hpp"
+#include "tether/engine/open.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
@@ -873,6 +875,19 @@ std::string Repo::materialize_fork(const std::string& key) {
   write_workspace();
   oplog.end(op_id, Json{{"key", key}, {"ref", ref}, {"kind", m.kind}, {"locator", m.locator}});
   return ref;
+}
+
+Json NewResult::to_json() const {
+  Json fps = Json::object();
+  for (const auto& [k, v] : fork_points) fps[k] = v;
+  return Json{{"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
+              {"working_refs", working_refs},
+              {"pending_forks", pending_forks},
+              {"fork_points", fps}};
+}
+
+Json OpenResult::to_json() const {
+  return Json{{"key", key}, {"read_only", read_only}, {"address", address}, {"type", type}, {"handle", handle}};
 }
 
 }  // namespace tether::engine

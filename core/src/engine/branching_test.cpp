@@ -4,6 +4,9 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/new.hpp"
+#include "tether/engine/open.hpp"
+#include "tether/engine/restore.hpp"
 #include "tether/model/workspace.hpp"
 #include "tether/testing/errors.hpp"
 

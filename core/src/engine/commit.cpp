@@ -9,8 +9,10 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/commit.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"
+#include "tether/engine/status.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"
@@ -391,6 +393,15 @@ struct Repo::Committer {
 
 CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress) {
   return Committer(*this, plan, verify, op_name, progress).run();
+}
+
+Json CommitResult::to_json() const {
+  Json pins = Json::object();
+  for (const auto& [k, v] : pinned) pins[k] = v ? Json(*v) : Json(nullptr);
+  return Json{{"vcs_commit", vcs_commit ? Json(*vcs_commit) : Json(nullptr)},
+              {"pinned", pins},
+              {"unrecoverable", unrecoverable},
+              {"unchanged", unchanged}};
 }
 
 }  // namespace tether::engine

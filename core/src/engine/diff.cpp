@@ -1,6 +1,7 @@
 // core/src/engine/diff.cpp: compare the manifests of two revisions, and with --content ask
 // each system for its own diff of the two states (docs/cli.md, `tether diff`).
 #include "engine/internal.hpp"
+#include "tether/engine/diff.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
@@ -11,7 +12,7 @@
 
 namespace tether::engine {
 
-std::vector<DiffEntry> Repo::diff(const std::vector<std::string>& revs, bool content, const ProgressFn& progress) {
+DiffResult Repo::diff(const std::vector<std::string>& revs, bool content, const ProgressFn& progress) {
   using Manifests = std::map<std::string, model::ObjectManifest>;
   Manifests a, b;
   std::optional<std::string> rev_a, rev_b;
@@ -59,7 +60,7 @@ std::vector<DiffEntry> Repo::diff(const std::vector<std::string>& revs, bool con
     }
     out.push_back(std::move(e));
   }
-  if (!content) return out;
+  if (!content) return DiffResult{std::move(out)};
 
   // Native diffs, concurrently, for changed states of DIFF objects of one kind.
   std::vector<std::size_t> jobs;
@@ -95,7 +96,23 @@ std::vector<DiffEntry> Repo::diff(const std::vector<std::string>& revs, bool con
     }
     e.detail_error = results[j].message();
   }
-  return out;
+  return DiffResult{std::move(out)};
+}
+
+Json DiffEntry::to_json() const {
+  return Json{{"key", key},
+              {"change", change},
+              {"a", a ? *a : Json(nullptr)},
+              {"b", b ? *b : Json(nullptr)},
+              {"detail", detail ? Json(*detail) : Json(nullptr)},
+              {"detail_error", detail_error ? Json(*detail_error) : Json(nullptr)},
+              {"why", why}};
+}
+
+Json DiffResult::to_json() const {
+  auto arr = Json::array();
+  for (const auto& e : entries) arr.push_back(e.to_json());
+  return arr;
 }
 
 }  // namespace tether::engine

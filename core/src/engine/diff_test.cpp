@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/diff.hpp"
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;
@@ -15,9 +16,9 @@ void commit(const Dataset& ds, const std::string& message) {
 }
 
 // "change key" per entry that is not unchanged, in the order diff gives them.
-std::vector<std::string> changes(const std::vector<DiffEntry>& entries) {
+std::vector<std::string> changes(const DiffResult& result) {
   std::vector<std::string> out;
-  for (const auto& e : entries)
+  for (const auto& e : result.entries)
     if (e.change != "unchanged") out.push_back(e.change + " " + e.key);
   return out;
 }
@@ -50,7 +51,7 @@ TEST_CASE("diff --content asks the store what changed between the two states") {
   commit(ds, "c1");
   ds.advance("sys1", "main", "added-key");
   commit(ds, "c2");
-  const auto entries = ds.open()->diff({"HEAD~1", "HEAD"}, /*content=*/true);
+  const auto entries = ds.open()->diff({"HEAD~1", "HEAD"}, /*content=*/true).entries;
   REQUIRE(entries.size() == 1);
   CHECK(entries[0].change == "changed");
   CHECK_FALSE(entries[0].detail_error);

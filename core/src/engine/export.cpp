@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "engine/internal.hpp"
+#include "tether/engine/export.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/proxy.hpp"
@@ -377,5 +378,11 @@ struct Repo::Exporter {
 };
 
 registry::Bundle Repo::export_bundle(const ExportOptions& opt) { return Exporter(*this, opt).run(); }
+
+Json ExportResult::to_json() const {
+  Json counts = Json::object();
+  for (const auto& [t, n] : rows) counts[t] = n;
+  return Json{{"path", path}, {"format", format}, {"head", head.empty() ? Json(nullptr) : Json(head)}, {"rows", counts}};
+}
 
 }  // namespace tether::engine

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/forget_workspace.hpp"
+#include "tether/engine/new.hpp"
 #include "tether/model/workspace.hpp"
 
 namespace fs = std::filesystem;

@@ -15,6 +15,7 @@
 
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
+#include "tether/engine/gc.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"

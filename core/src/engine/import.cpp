@@ -8,6 +8,8 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/import.hpp"
+#include "tether/engine/objects.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/load_error.hpp"
@@ -255,6 +257,10 @@ ImportResult Repo::apply_import(const Plan& plan) {
   write_workspace();
   oplog.end(op_id, Json{{"added", res.added}, {"updated", res.updated}, {"removed", res.removed}, {"unchanged", res.unchanged}});
   return res;
+}
+
+Json ImportResult::to_json() const {
+  return Json{{"added", added}, {"updated", updated}, {"removed", removed}, {"unchanged", unchanged}};
 }
 
 }  // namespace tether::engine

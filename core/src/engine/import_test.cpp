@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/import.hpp"
 #include "tether/testing/errors.hpp"
 #include "tether/testing/temp_dir.hpp"
 

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/engine/plan.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/model/manifest.hpp"
 #include "tether/vcs/vcs.hpp"

@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/commit.hpp"
+#include "tether/engine/new.hpp"
+#include "tether/engine/open.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/checkout.hpp"
 #include "tether/model/names.hpp"

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "engine/internal.hpp"
+#include "tether/engine/objects.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
@@ -224,6 +225,13 @@ std::vector<sdk::HistoryEntry> Repo::log(const std::string& key, const std::opti
                               " backend lacks HISTORY; `tether backends` shows each backend's capabilities)",
                           key);
   return b.history(m.locator, ref ? ref : working_ref(key), limit, key);
+}
+
+Json SetResult::to_json() const {
+  Json fields = Json::object();
+  for (const auto& [k, changes] : changed)
+    for (const auto& [f, v] : changes) fields[k][f] = {{"from", v.first}, {"to", v.second}};
+  return Json{{"changed", fields}, {"unchanged", unchanged}};
 }
 
 }  // namespace tether::engine

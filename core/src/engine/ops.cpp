@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/ops.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/model/json.hpp"
 #include "tether/vcs/vcs.hpp"
@@ -237,6 +238,12 @@ std::string VcsDrift::message() const {
     s += "; its pins for " + join(unreferenced) +
          " are unreferenced; `gc` will release them, `repair` recreates them if the commit comes back";
   return s;
+}
+
+Json OpsEntry::to_json() const {
+  Json j = entry;
+  j["vcs_commit_gone"] = vcs_commit_gone;
+  return j;
 }
 
 }  // namespace tether::engine

@@ -13,6 +13,7 @@
 
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
+#include "tether/engine/promote.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
@@ -773,5 +774,23 @@ struct Repo::PromoteApplier {
 };
 
 PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) { return PromoteApplier(*this, plan, resume).run(); }
+
+Json PromoteReport::to_json() const {
+  Json ff = Json::object(), mg = Json::object();
+  for (const auto& [k, v] : fast_forwarded) ff[k] = v;
+  for (const auto& [k, v] : merged) mg[k] = v;
+  Json j{{"fast_forwarded", ff},
+         {"merged", mg},
+         {"skipped", skipped},
+         {"refused", refused},
+         {"held", held},
+         {"conflicts", conflicts},
+         {"kept_forks", kept_forks},
+         {"rolled_back", rolled_back},
+         {"trunk_moved", trunk_moved ? Json(*trunk_moved) : Json(nullptr)},
+         {"trunk_held", trunk_held ? Json(*trunk_held) : Json(nullptr)}};
+  if (!failed.empty()) j["failed"] = failed;
+  return j;
+}
 
 }  // namespace tether::engine

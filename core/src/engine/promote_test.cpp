@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/new.hpp"
+#include "tether/engine/promote.hpp"
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;

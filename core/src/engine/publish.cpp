@@ -2,6 +2,7 @@
 // as a bundle, upsert it through registry::publish, and describe a dry run as a plan.
 #include "tether/engine/publish.hpp"
 
+#include "tether/engine/export.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/fsutil.hpp"

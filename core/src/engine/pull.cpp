@@ -5,8 +5,11 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/commit.hpp"
 #include "tether/engine/fanout.hpp"
+#include "tether/engine/pull.hpp"
 #include "tether/engine/repo.hpp"
+#include "tether/engine/restore.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"
@@ -327,5 +330,20 @@ RestoreResult Repo::apply_restore(const Plan& plan) {
   res.applied = true;
   return res;
 }
+
+Json PullResult::to_json() const {
+  Json moved = Json::object();
+  for (const auto& [k, v] : committed) moved[k] = {{"from", v.first}, {"to", v.second}};
+  Json pins = Json::object();
+  for (const auto& [k, v] : pinned) pins[k] = v ? Json(*v) : Json(nullptr);
+  return Json{{"bookmark", bookmark},
+              {"committed", moved},
+              {"unchanged", unchanged},
+              {"skipped", skipped},
+              {"vcs_commit", vcs_commit ? Json(*vcs_commit) : Json(nullptr)},
+              {"pinned", pins}};
+}
+
+Json RestoreResult::to_json() const { return Json{{"from", from}, {"working_refs", working_refs}}; }
 
 }  // namespace tether::engine

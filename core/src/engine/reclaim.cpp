@@ -4,6 +4,11 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "tether/engine/abandon.hpp"
+#include "tether/engine/drop.hpp"
+#include "tether/engine/forget_workspace.hpp"
+#include "tether/engine/gc.hpp"
+#include "tether/engine/new.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
@@ -459,6 +464,33 @@ ForgetWorkspaceResult Repo::forget_workspace(const ForgetWorkspaceOptions& opt) 
       },
       [&] { return plan_forget_workspace(opt); },
       [&](const Plan& p) { return apply_forget_workspace(p); });
+}
+
+Json AbandonResult::to_json() const {
+  return Json{{"abandoned", abandoned},
+              {"rewritten_commits", rewritten},
+              {"bookmarks_moved", bookmarks_moved},
+              {"gc_plan", gc_plan.to_json()},
+              {"gc_applied", gc.has_value()},
+              {"gc", gc ? gc->to_json() : Json(nullptr)},
+              {"failed", failed}};
+}
+
+Json DropResult::to_json() const {
+  // Only an applied drop prints JSON, so gc's "dry_run" says nothing here: it is left out.
+  Json report = gc ? gc->to_json() : Json(nullptr);
+  if (report.is_object()) report.erase("dry_run");
+  return Json{{"bookmark", bookmark},
+              {"left_for", left_for ? Json(*left_for) : Json(nullptr)},
+              {"abandoned", abandoned},
+              {"gc", report}};
+}
+
+Json ForgetWorkspaceResult::to_json() const {
+  return Json{{"workspace", workspace},
+              {"removed_files", removed_files},
+              {"vcs", vcs ? Json(*vcs) : Json(nullptr)},
+              {"failed", failed}};
 }
 
 }  // namespace tether::engine

@@ -5,6 +5,10 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/gc.hpp"
+#include "tether/engine/abandon.hpp"
+#include "tether/engine/drop.hpp"
+#include "tether/engine/new.hpp"
 #include "tether/testing/errors.hpp"
 
 using namespace tether::engine;

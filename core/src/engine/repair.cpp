@@ -10,6 +10,8 @@
 
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
+#include "tether/engine/promote.hpp"
+#include "tether/engine/repair.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
@@ -241,6 +243,10 @@ RepairResult Repo::apply_repair(const Plan& plan) {
                         {"failed", res.failed},
                         {"notes", plan.notes}});
   return res;
+}
+
+Json RepairResult::to_json() const {
+  return Json{{"repinned", repinned}, {"reforked", reforked}, {"finished", finished}, {"failed", failed}, {"notes", notes}};
 }
 
 }  // namespace tether::engine

@@ -4,6 +4,9 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/repair.hpp"
+#include "tether/engine/new.hpp"
+#include "tether/engine/verify.hpp"
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;

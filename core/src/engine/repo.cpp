@@ -18,15 +18,17 @@
 #include <thread>
 
 #include "engine/internal.hpp"
+#include "tether/engine/init.hpp"
+#include "tether/engine/status.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/load_error.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/gitignore.hpp"
-#include "tether/model/secrets.hpp"
 #include "tether/model/hash.hpp"
 #include "tether/model/json.hpp"
+#include "tether/model/secrets.hpp"
 #include "tether/model/toml.hpp"
 #include "tether/model/workspace.hpp"
 #include "tether/vcs/vcs.hpp"
@@ -443,5 +445,7 @@ void Repo::log_op(const std::string& command, const Json& pre, const Json& resul
   auto id = log.begin(command, pre);
   log.end(id, result);
 }
+
+Json InitResult::to_json() const { return Json{{"root", root.string()}, {"dataset_id", dataset_id}, {"trunk", trunk}}; }
 
 }  // namespace tether::engine

@@ -2,6 +2,7 @@
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"
+#include "tether/engine/status.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"
@@ -131,6 +132,42 @@ StatusReport Repo::status(std::optional<bool> snap, const ProgressFn& progress) 
     r.objects.push_back(std::move(o));
   }
   return r;
+}
+
+Json ObjectStatus::to_json() const {
+  return Json{{"key", key},
+              {"kind", kind},
+              {"tier", tier},
+              {"status", label},
+              {"state", state ? *state : Json(nullptr)},
+              {"pinned", pinned},
+              {"recoverable", recoverable},
+              {"origin", origin.value_or("adopted")},
+              {"verify", verify ? Json(*verify) : Json(nullptr)},
+              {"error", error ? Json(*error) : Json(nullptr)}};
+}
+
+Json StatusReport::to_json() const {
+  auto list = Json::array();
+  for (const auto& ob : objects) list.push_back(ob.to_json());
+  return Json{{"manifest_hash", manifest_hash},
+              {"stale", !stale_keys.empty()},
+              {"stale_keys", stale_keys},
+              {"fresh", fresh},
+              {"snapshot_at", snapshot_at ? Json(*snapshot_at) : Json(nullptr)},
+              {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
+              {"trunk", trunk},
+              // VCS drift is reported by `tether ops` and as status's text warnings; the JSON
+              // field stays for its readers, always empty.
+              {"bookmark_drift", bookmark_drift},
+              {"vcs_drift", Json::array()},
+              {"objects", list}};
+}
+
+Json SnapshotResult::to_json() const {
+  Json j = Json::object();
+  for (const auto& [k, s] : states) j[k] = s;
+  return j;
 }
 
 }  // namespace tether::engine

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/status.hpp"
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;

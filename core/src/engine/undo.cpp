@@ -11,6 +11,7 @@
 
 #include "engine/internal.hpp"
 #include "tether/engine/repo.hpp"
+#include "tether/engine/undo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"
@@ -802,6 +803,15 @@ UndoResult Repo::undo(const UndoOptions& opt) {
   return run_planned<UndoResult>(
       opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_undo(opt); },
       [&](const Plan& p) { return apply_undo(p); });
+}
+
+Json UndoResult::to_json() const {
+  return Json{{"undone", undone},
+              {"command", command},
+              {"undo_id", undo_id},
+              {"restored", restored},
+              {"irreversible", irreversible},
+              {"skipped", skipped}};
 }
 
 }  // namespace tether::engine

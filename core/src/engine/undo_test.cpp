@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/undo.hpp"
 #include "engine/testing/faulty_vcs.hpp"
 #include "tether/testing/errors.hpp"
 

@@ -8,6 +8,7 @@
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"
+#include "tether/engine/verify.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/host/proxy.hpp"
@@ -172,5 +173,11 @@ struct Repo::Verifier {
 };
 
 VerifyResult Repo::verify(const VerifyOptions& opt) { return Verifier(*this, opt).run(); }
+
+Json VerifyResult::to_json() const {
+  Json obj = Json::object();
+  for (const auto& e : entries) obj[e.label] = {{"status", e.status}, {"message", e.message}};
+  return obj;
+}
 
 }  // namespace tether::engine

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/verify.hpp"
 #include "tether/testing/errors.hpp"
 
 using namespace tether::engine;

@@ -1,6 +1,8 @@
 // tether/engine/repo.hpp: Repo, one open dataset. It owns the configuration, the manifests,
 // the workspace file, the secrets, the VCS adapter and the backends, and implements every
-// command as a method returning a result struct the CLI renders (text or --json).
+// command as a method returning a result struct the CLI renders (text, or --json through the
+// result's to_json()). Each command's options and result live in its own header
+// (tether/engine/<command>.hpp); this one only names them.
 #pragma once
 
 #include <chrono>
@@ -16,11 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tether/engine/ops.hpp"
-#include "tether/engine/plan.hpp"
+#include "tether/engine/progress.hpp"
 #include "tether/model/config.hpp"
 #include "tether/model/manifest.hpp"
-#include "tether/registry/registry.hpp"
 #include "tether/sdk/types.hpp"
 
 namespace tether::host {
@@ -33,6 +33,9 @@ class VcsAdapter;
 namespace tether::model {
 struct Workspace;
 }
+namespace tether::registry {
+class Bundle;
+}
 
 namespace tether::engine {
 
@@ -42,286 +45,49 @@ struct PreconditionChecker;  // plan.cpp
 class PinIndex;  // engine/internal.hpp: the pins this clone created
 
 using Json = nlohmann::json;
-using ProgressFn = std::function<void(std::size_t done, std::size_t total)>;
 // Receives a warning the moment a command finds it (a malformed op-log line, ...).
 using WarningFn = std::function<void(const std::string& text)>;
-struct OpEntry;  // engine/internal.hpp
 
-struct InitResult {
-  std::filesystem::path root;
-  std::string dataset_id;
-  std::string trunk;
-};
-
-struct AddRequest {
-  std::string key;
-  std::string kind;
-  Json locator = Json::object();  // built by the CLI from the positional and the options
-  std::optional<std::string> file_policy, pin_policy;
-  bool create = false;
-  std::filesystem::path cwd;  // relative local paths resolve against it
-};
-struct AddResult {
-  std::string key, kind;
-  std::optional<std::string> at;
-  bool created = false;
-  std::string maturity;
-  Json locator = Json::object();  // as the manifest stores it (local paths made absolute)
-  Json to_json() const;           // `tether add --json` (docs/cli.md)
-};
-struct RemoveResult {
-  std::string key, kind;
-  Json to_json() const;  // `tether remove --json` (docs/cli.md)
-};
-
-struct SetResult {
-  // key -> field -> (from, to)
-  std::map<std::string, std::map<std::string, std::pair<std::string, std::string>>> changed;
-  std::vector<std::string> unchanged;
-};
-
-struct ObjectStatus {
-  std::string key, kind, tier;
-  std::string label;  // error | new | behind | modified | clean
-  std::optional<Json> state;
-  bool pinned = false;
-  bool recoverable = true;
-  std::optional<std::string> origin;
-  std::optional<std::string> verify;
-  std::optional<std::string> error;
-};
-struct StatusReport {
-  std::string manifest_hash;
-  std::vector<std::string> stale_keys;
-  std::vector<std::string> bookmark_drift;  // warnings: the checkout left, lost or moved its bookmark
-  bool fresh = false;
-  std::optional<std::string> snapshot_at;
-  std::optional<std::string> bookmark;
-  std::string trunk;
-  std::vector<ObjectStatus> objects;
-  bool has_error() const;
-};
-
-struct SnapshotResult {
-  std::map<std::string, Json> states;
-  std::map<std::string, std::string> errors;
-};
-
-struct CommitOptions {
-  std::string message;  // with `saved`: when not empty, replaces the message the plan recorded
-  bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
-  bool force = false;  // skip check_quiescence (docs/cli.md, `tether commit`)
-  std::optional<Plan> saved;  // --from-plan: apply this plan (its preconditions re-checked)
-  ProgressFn progress;
-};
-struct CommitResult {
-  Plan plan;
-  bool applied = false;
-  std::optional<std::string> vcs_commit;
-  std::map<std::string, std::optional<std::string>> pinned;  // key -> pin ref (null: recorded)
-  std::vector<std::string> unrecoverable;
-  std::vector<std::string> unchanged;
-  std::vector<std::string> warnings;  // best-effort bookkeeping that failed (the pinned index)
-};
-
-struct DiffEntry {
-  std::string key;
-  std::string change;  // added | removed | changed | unchanged
-  std::optional<Json> a, b;  // manifest canonical values
-  std::vector<std::string> why;
-  std::optional<sdk::ObjectDiff> detail;
-  std::optional<std::string> detail_error;
-};
-
-struct VerifyEntry {
-  std::string label;
-  std::string status;  // ok | drifted | missing | unknown
-  std::string message;
-};
-struct VerifyOptions {
-  std::optional<std::string> rev;
-  bool all_history = false, deep = false;
-  ProgressFn progress;
-};
-struct VerifyResult {
-  std::vector<VerifyEntry> entries;
-  // History records skipped because they promise nothing (Observed: no pin, not recoverable).
-  std::size_t skipped_observed = 0;
-  bool ok() const;
-};
-
-struct NewOptions {
-  std::optional<std::string> rev, bookmark;  // REV, -b NAME
-  bool shared = false, keep = false, discard = false;
-  std::optional<bool> eager;  // --eager / --lazy; default [new] fork
-  bool dry_run = false;
-  std::optional<Plan> saved;
-  ProgressFn progress;
-};
-struct NewResult {
-  Plan plan;
-  bool applied = false;
-  std::optional<std::string> bookmark;
-  bool trunk = false;
-  std::map<std::string, std::string> working_refs, pending_forks;
-  std::map<std::string, Json> fork_points;
-  std::vector<std::string> unregistered;  // working refs kept for keys not registered here
-  bool kept = false;  // --keep: the working refs were kept, only the baseline refreshed
-};
-
-struct OpenResult {
-  std::string key;
-  bool read_only = true;
-  std::string address, type;
-  std::string display;  // what `tether open` prints: the handle's "display" field, else the address
-  Json handle;
-};
-
-struct PromoteOptions {
-  std::vector<std::string> keys;
-  std::optional<std::string> rev;
-  std::string strategy = "auto";  // auto | ff | merge
-  std::optional<std::string> message;
-  bool dry_run = false;
-  std::optional<Plan> saved;
-  ProgressFn progress;
-};
-struct PromoteReport {
-  Plan plan;
-  bool applied = false;
-  std::map<std::string, Json> fast_forwarded, merged;
-  std::vector<std::string> skipped;
-  std::map<std::string, std::string> refused, held, kept_forks, failed;
-  // Moves that landed and went back because another did not (the bookmark lands whole).
-  std::map<std::string, std::string> rolled_back;
-  std::map<std::string, std::vector<std::string>> conflicts;
-  std::optional<std::string> trunk_moved, trunk_held;
-};
-
-struct PullResult {
-  std::string bookmark;
-  std::map<std::string, std::pair<Json, Json>> committed;  // key -> (from, to)
-  std::vector<std::string> unchanged;
-  std::map<std::string, std::string> skipped;
-  std::optional<std::string> vcs_commit;
-  std::map<std::string, std::optional<std::string>> pinned;  // key -> pin id
-};
-
-struct RestoreOptions {
-  std::vector<std::string> keys;
-  std::string from;
-  bool discard = false;
-  bool dry_run = false;
-  std::optional<Plan> saved;
-};
-struct RestoreResult {
-  Plan plan;
-  bool applied = false;
-  std::string from;
-  std::map<std::string, std::string> working_refs;
-};
-
-// ---- reclaiming storage (docs/cli.md: gc, abandon, drop, forget-workspace) ----
-
-struct GcOptions {
-  bool dry_run = true;  // gc and drop plan only unless told --no-dry-run
-  bool prune_bookmarks = false;   // working branches of bookmarks that are gone
-  bool prune_workspaces = false;  // working branches of checkouts that are gone (legacy per-workspace names)
-  bool force_prune = false;       // ... also those holding unpinned writes
-  bool release_foreign = false;   // unreferenced pins this clone did not create
-  bool listings_only = false;     // only orphaned listings: no store is asked anything
-  std::vector<std::string> keep_bookmarks;
-  std::optional<Plan> saved;
-  ProgressFn progress;
-};
-struct GcReport {
-  Plan plan;
-  bool applied = false;
-  std::map<std::string, std::vector<std::string>> unpinned, kept_pins;  // kind -> pin ids
-  // key -> refs
-  std::map<std::string, std::vector<std::string>> deleted_working_refs, kept_working_refs, forgotten_working_refs;
-  std::vector<std::string> deleted_listings;
-  std::map<std::string, std::string> failed;  // what -> why: the part that did not happen
-  // What the plan could not list (a store, its branches) -> why; nothing of it is released.
-  // Set on a dry run too, where `failed` is empty.
-  std::map<std::string, std::string> unreachable;
-  bool wrote_anything() const;
-  Json to_json() const;  // docs/cli.md's gc JSON fields (+ "failed" when any)
-};
-
-struct AbandonOptions {
-  std::vector<std::string> revs;
-  bool gc = false;  // also release what became unreferenced
-  bool dry_run = false;
-  std::optional<Plan> saved;
-};
-struct AbandonResult {
-  Plan plan;
-  bool applied = false;
-  std::vector<std::string> abandoned;
-  std::map<std::string, std::string> rewritten, bookmarks_moved;  // old -> new commit; bookmark -> commit
-  Plan gc_plan;
-  std::optional<GcReport> gc;  // when --gc applied it
-  std::map<std::string, std::string> failed;  // bookmark -> why it could not be moved
-  std::map<std::string, std::string> gc_unreachable;  // gc_plan's stores that could not be listed
-};
-
-struct DropOptions {
-  std::string bookmark;
-  std::optional<std::string> to;  // where this checkout goes if it is on the bookmark (default trunk)
-  bool force_prune = false;
-  bool dry_run = true;
-  std::optional<Plan> saved;
-};
-struct DropResult {
-  Plan plan;
-  bool applied = false;
-  std::string bookmark;
-  std::optional<std::string> left_for;
-  std::vector<std::string> abandoned;
-  std::optional<GcReport> gc;
-};
-
-struct ForgetWorkspaceOptions {
-  std::optional<std::string> workspace;  // full id or its first 8; default this checkout
-  bool dry_run = false;
-  std::optional<Plan> saved;
-};
-struct ForgetWorkspaceResult {
-  Plan plan;
-  bool applied = false;
-  std::string workspace;  // id8
-  std::vector<std::string> removed_files;
-  std::optional<std::string> vcs;
-  std::map<std::string, std::string> failed;
-};
-
-// ---- registries and SQL (experimental; docs/registry.md) ----
-
-struct ExportOptions {
-  std::vector<std::string> revs;  // --rev; empty = every reachable commit (or HEAD without all_history)
-  bool all_history = true;
-  bool listings = false;   // fill listings / listing_entries
-  bool workspace = false;  // fill workspace
-  ProgressFn progress;
-};
-
-// `tether import` (docs/registry.md#import): the rows of a source become add / update / remove
-// actions.
-struct ImportOptions {
-  std::string source;  // PostgreSQL DSN, SQLite file, .csv, .jsonl (registry/import_source.hpp)
-  // --table / --query; with neither, a SQL source uses secrets.toml's [import] query.
-  std::optional<std::string> table, query;
-  bool sync = false;  // also remove registered objects the source does not list
-  bool dry_run = false;
-  std::optional<Plan> saved;  // --from-plan: the source is not read again
-  std::filesystem::path cwd;  // relative local paths in locators resolve against it
-};
-struct ImportResult {
-  Plan plan;
-  bool applied = false;
-  std::vector<std::string> added, updated, removed, unchanged;
-};
+// The commands' options and results: one header each (tether/engine/<command>.hpp), included
+// by the code that runs or renders that command; here only their names.
+struct InitResult;
+struct AddRequest;
+struct AddResult;
+struct RemoveResult;
+struct SetResult;
+struct SnapshotResult;
+struct StatusReport;
+struct CommitOptions;
+struct CommitResult;
+struct DiffResult;
+struct VerifyOptions;
+struct VerifyResult;
+struct NewOptions;
+struct NewResult;
+struct OpenResult;
+struct PromoteOptions;
+struct PromoteReport;
+struct PullResult;
+struct RestoreOptions;
+struct RestoreResult;
+struct GcOptions;
+struct GcReport;
+struct AbandonOptions;
+struct AbandonResult;
+struct DropOptions;
+struct DropResult;
+struct ForgetWorkspaceOptions;
+struct ForgetWorkspaceResult;
+struct ExportOptions;
+struct ImportOptions;
+struct ImportResult;
+struct OpsEntry;
+struct VcsDrift;
+struct UndoOptions;
+struct UndoResult;
+struct RepairOptions;
+struct RepairResult;
+struct Plan;
 
 // What a Repo is built from besides the checkout on disk. The defaults are production's; the
 // engine's unit tests hand in a plugin host with backends linked into the process
@@ -370,7 +136,7 @@ class Repo {
   SnapshotResult snapshot(const ProgressFn& progress = {});
   StatusReport status(std::optional<bool> snapshot, const ProgressFn& progress = {});
   CommitResult commit(const CommitOptions& options);
-  std::vector<DiffEntry> diff(const std::vector<std::string>& revs, bool content, const ProgressFn& progress = {});
+  DiffResult diff(const std::vector<std::string>& revs, bool content, const ProgressFn& progress = {});
   VerifyResult verify(const VerifyOptions& options);
   std::vector<sdk::HistoryEntry> log(const std::string& key, const std::optional<std::string>& ref, int limit);
 

@@ -8,6 +8,7 @@
 #include "engine/testing/faulty_vcs.hpp"
 #include "store.hpp"  // conformance/memory: the reference backend's store
 #include "tether/backend.h"
+#include "tether/engine/init.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
 #include "tether/testing/git.hpp"

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tether/engine/commit.hpp"
+#include "tether/engine/objects.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/testing/temp_dir.hpp"
 

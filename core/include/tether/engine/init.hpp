@@ -1,0 +1,20 @@
+// tether/engine/init.hpp: `tether init` (docs/cli.md): what Repo::init created.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tether::engine {
+
+using Json = nlohmann::json;
+
+struct InitResult {
+  std::filesystem::path root;
+  std::string dataset_id;
+  std::string trunk;
+  Json to_json() const;  // `tether init --json` (docs/cli.md)
+};
+
+}  // namespace tether::engine

@@ -1,0 +1,46 @@
+// tether/engine/objects.hpp: registering objects (docs/cli.md: add, remove, set): the request
+// `add` takes and what add, remove and set report.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tether::engine {
+
+using Json = nlohmann::json;
+
+struct AddRequest {
+  std::string key;
+  std::string kind;
+  Json locator = Json::object();  // built by the CLI from the positional and the options
+  std::optional<std::string> file_policy, pin_policy;
+  bool create = false;
+  std::filesystem::path cwd;  // relative local paths resolve against it
+};
+struct AddResult {
+  std::string key, kind;
+  std::optional<std::string> at;
+  bool created = false;
+  std::string maturity;
+  Json locator = Json::object();  // as the manifest stores it (local paths made absolute)
+  Json to_json() const;           // `tether add --json` (docs/cli.md)
+};
+struct RemoveResult {
+  std::string key, kind;
+  Json to_json() const;  // `tether remove --json` (docs/cli.md)
+};
+
+struct SetResult {
+  // key -> field -> (from, to)
+  std::map<std::string, std::map<std::string, std::pair<std::string, std::string>>> changed;
+  std::vector<std::string> unchanged;
+  Json to_json() const;  // `tether set --json` (docs/cli.md)
+};
+
+}  // namespace tether::engine

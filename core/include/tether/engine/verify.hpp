@@ -1,0 +1,36 @@
+// tether/engine/verify.hpp: `tether verify` (docs/cli.md): do the committed pins and states
+// still resolve in their stores.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "tether/engine/progress.hpp"
+
+namespace tether::engine {
+
+using Json = nlohmann::json;
+
+struct VerifyEntry {
+  std::string label;
+  std::string status;  // ok | drifted | missing | unknown
+  std::string message;
+};
+struct VerifyOptions {
+  std::optional<std::string> rev;
+  bool all_history = false, deep = false;
+  ProgressFn progress;
+};
+struct VerifyResult {
+  std::vector<VerifyEntry> entries;
+  // History records skipped because they promise nothing (Observed: no pin, not recoverable).
+  std::size_t skipped_observed = 0;
+  bool ok() const;
+  Json to_json() const;  // `tether verify --json`: {label: {status, message}} (docs/cli.md)
+};
+
+}  // namespace tether::engine
