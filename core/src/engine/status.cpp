@@ -1,4 +1,5 @@
-// core/src/engine/status.cpp: fingerprinting (snapshot) and status.
+// core/src/engine/status.cpp: `tether status` (docs/cli.md#status), and the fingerprinting it,
+// snapshot and commit share.
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"
@@ -61,27 +62,6 @@ void Repo::check_immutable(const model::ObjectManifest& m, const Json& state) {
                                 m.key);
 }
 
-SnapshotResult Repo::snapshot(const ProgressFn& progress) {
-  auto lock = lock_checkout();
-  std::vector<std::string> keys;
-  if (on_trunk()) {
-    for (const auto& [k, m] : manifests_) keys.push_back(k);
-  } else {
-    keys = moving_keys();
-  }
-  auto result = fingerprint_keys(keys, /*upstream=*/true, progress);
-  // Keep entries of still-registered keys; overwrite what was just read.
-  for (auto it = workspace_->last_snapshot.begin(); it != workspace_->last_snapshot.end();)
-    it = manifests_.count(it->first) ? std::next(it) : workspace_->last_snapshot.erase(it);
-  for (auto it = workspace_->last_snapshot_errors.begin(); it != workspace_->last_snapshot_errors.end();)
-    it = manifests_.count(it->first) ? std::next(it) : workspace_->last_snapshot_errors.erase(it);
-  for (const auto& [k, s] : result.states) workspace_->set_snapshot(k, s);
-  for (const auto& [k, e] : result.errors) workspace_->set_snapshot_error(k, e);
-  workspace_->last_snapshot_at = now_iso();
-  write_workspace();
-  return result;
-}
-
 StatusReport Repo::status(std::optional<bool> snap, const ProgressFn& progress) {
   StatusReport r;
   bool fresh = snap.value_or(config_.snapshot_auto);
@@ -134,6 +114,12 @@ StatusReport Repo::status(std::optional<bool> snap, const ProgressFn& progress) 
   return r;
 }
 
+bool StatusReport::has_error() const {
+  for (const auto& o : objects)
+    if (o.error) return true;
+  return false;
+}
+
 Json ObjectStatus::to_json() const {
   return Json{{"key", key},
               {"kind", kind},
@@ -162,12 +148,6 @@ Json StatusReport::to_json() const {
               {"bookmark_drift", bookmark_drift},
               {"vcs_drift", Json::array()},
               {"objects", list}};
-}
-
-Json SnapshotResult::to_json() const {
-  Json j = Json::object();
-  for (const auto& [k, s] : states) j[k] = s;
-  return j;
 }
 
 }  // namespace tether::engine

@@ -1,0 +1,184 @@
+// core/src/engine/abandon.cpp: `tether abandon` (docs/cli.md#abandon): take dataset commits out of
+// history (descendants rewritten, bookmarks moved), previewing the gc that would release what
+// they alone referenced, or running it with --gc.
+#include <algorithm>
+#include <set>
+
+#include "engine/internal.hpp"
+#include "tether/engine/abandon.hpp"
+#include "tether/engine/drop.hpp"
+#include "tether/engine/forget_workspace.hpp"
+#include "tether/engine/gc.hpp"
+#include "tether/engine/new.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/support/canonical_json.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+namespace {
+std::string short12(const std::string& id) { return id.substr(0, 12); }
+}  // namespace
+
+// ---- abandon -------------------------------------------------------------------------------
+
+Plan Repo::plan_abandon(const AbandonOptions& opt) {
+  if (opt.revs.empty()) throw ConfigError("name the commit(s) to abandon");
+  Plan plan;
+  plan.command = "abandon";
+  plan.created_at = now_iso_seconds();
+  auto head = vcs_->head();
+  if (!head) throw VcsError("there are no commits to abandon");
+  std::vector<std::string> commits;
+  for (const auto& rev : opt.revs) {
+    std::string c = vcs_->resolve(rev);
+    if (std::find(commits.begin(), commits.end(), c) != commits.end()) continue;
+    if (!vcs_->is_ancestor(c, *head))
+      throw VcsError(short12(c) + " is not on the current branch; tether can only abandon commits of the checked-out history");
+    vcs::HistoryQuery q;
+    q.rev = c;
+    q.limit = 1;
+    auto info = vcs_->history(q);
+    if (info.empty() || info[0].parents.empty()) throw VcsError("cannot abandon the root commit " + short12(c));
+    plan.actions.push_back({"abandon-commit", "", "", short12(c), info[0].summary, Json{{"commit", c}}});
+    commits.push_back(c);
+  }
+  std::set<std::string> gone(commits.begin(), commits.end());
+  for (const auto& [b, c] : vcs_->bookmarks())
+    if (gone.count(c)) plan.actions.push_back({"move-bookmark", "", "", b, "to its nearest kept ancestor", Json{{"from", c}}});
+
+  // What gc would then release: the history without these commits (descendants keep their
+  // manifests, so their references stay).
+  GcScope scope;
+  scope.exclude_commits = gone;
+  GcOptions g;
+  Plan preview = plan_gc(g, scope);
+  std::size_t n = 0;
+  for (const auto& a : preview.actions)
+    if (a.op == "unpin" || a.op == "delete-listing") {
+      if (opt.gc) plan.actions.push_back(a);
+      ++n;
+    }
+  for (const auto& note : preview.notes) plan.notes.push_back(note);
+  if (n == 0) {
+    // A store it could not list may hold pins that become unreferenced: not "nothing".
+    if (!preview.context.contains("unreachable")) plan.notes.push_back("nothing becomes unreferenced");
+  } else if (!opt.gc)
+    plan.notes.push_back(std::to_string(n) + " pin(s)/listing(s) become unreferenced; --gc releases them (or `tether gc --no-dry-run` later)");
+  else plan.notes.push_back("gc actions are re-planned once the commits are gone");
+
+  plan.context = Json{{"commits", commits},
+                      {"gc", opt.gc},
+                      {"workspace_id", workspace_->workspace_id},
+                      {"vcs_head", *head},
+                      {"history_digest", vcs_->history_digest()}};
+  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+                                "the plan belongs to checkout " + workspace_->short_id() + "; this is {observed}"});
+  plan.preconditions.push_back({"vcs_head", *head, "", Json::object(),
+                                "the checkout moved since the abandon plan was made (now at {observed})"});
+  plan.preconditions.push_back({"history_digest", plan.context["history_digest"], "", Json::object(),
+                                "the repository's history changed since the abandon plan was made"});
+  return plan;
+}
+
+AbandonResult Repo::apply_abandon(const Plan& plan) {
+  auto lock_c = lock_checkout();
+  auto lock_r = lock_repository();
+  AbandonResult res;
+  res.plan = plan;
+  std::vector<std::string> commits = plan.context.at("commits").get<std::vector<std::string>>();
+  Json pre{{"vcs", vcs_position()}, {"workspace", model::workspace_to_toml(*workspace_)}};
+  const auto before = vcs_->bookmarks();
+  // First parents, for bookmarks left on an abandoned commit.
+  std::map<std::string, std::string> first_parent;
+  for (const auto& c : commits) {
+    vcs::HistoryQuery q;
+    q.rev = c;
+    q.limit = 1;
+    auto info = vcs_->history(q);
+    if (!info.empty() && !info[0].parents.empty()) first_parent[c] = info[0].parents[0];
+  }
+  auto done = vcs_->abandon(commits, vcs_path(".tether/objects"));
+  res.abandoned = done.abandoned;
+  res.rewritten = done.rewritten;
+  std::set<std::string> gone(done.abandoned.begin(), done.abandoned.end());
+  auto now = vcs_->bookmarks();
+  for (const auto& [b, old] : before) {
+    auto it = now.find(b);
+    if (it == now.end()) continue;
+    if (it->second != old) {
+      res.bookmarks_moved[b] = it->second;  // the VCS moved it with the rewrite
+      continue;
+    }
+    if (!gone.count(old)) continue;
+    std::string target = old;
+    while (gone.count(target) && first_parent.count(target)) target = first_parent[target];
+    if (auto r = done.rewritten.find(target); r != done.rewritten.end()) target = r->second;
+    try {
+      vcs_->bookmark_set(b, target, old);
+      res.bookmarks_moved[b] = target;
+    } catch (const std::exception& e) {
+      res.failed[b] = std::string("could not be moved off the abandoned commit: ") + e.what();
+    }
+  }
+  reload();
+  GcOptions g;
+  res.gc_plan = plan_gc(g, GcScope{});
+  Json unreferenced = Json::array();
+  for (const auto& a : res.gc_plan.actions)
+    if (a.op == "unpin") unreferenced.push_back(a.target);
+  OpLog oplog = op_log();
+  std::string op_id = oplog.begin("abandon", pre);
+  oplog.end(op_id, Json{{"abandoned", res.abandoned},
+                        {"rewritten_commits", res.rewritten},
+                        {"bookmarks_moved", res.bookmarks_moved},
+                        {"unreferenced", unreferenced},
+                        {"failed", res.failed}});
+  res.applied = true;
+  // Applied also when only a store could not be listed, so that the report says so.
+  if (plan.context.value("gc", false) && (res.gc_plan.writes() > 0 || res.gc_plan.context.contains("unreachable")))
+    res.gc = apply_gc(res.gc_plan, op_id);
+  return res;
+}
+
+AbandonResult Repo::abandon(const AbandonOptions& opt) {
+  auto lock_c = lock_checkout();
+  auto lock_r = lock_repository();
+  // A saved plan is planned again from the commits it records (they must still be abandonable:
+  // on the checked-out history, not the root) and must come out the same.
+  auto rederive = [&](const Plan& p) {
+    check_preconditions(p);
+    AbandonOptions again;
+    again.gc = p.context.value("gc", false);
+    if (auto c = p.context.find("commits"); c != p.context.end() && c->is_array())
+      for (const auto& id : *c)
+        if (id.is_string()) again.revs.push_back(id.get<std::string>());
+    if (again.revs.empty()) throw StalePlanError("the saved abandon plan names no commit; re-run the plan");
+    require_rederived(p, plan_abandon(again));
+  };
+  AbandonResult res = run_planned<AbandonResult>(
+      opt.saved, opt.dry_run, rederive, [&] { return plan_abandon(opt); },
+      [&](const Plan& p) { return apply_abandon(p); });
+  res.gc_unreachable = plan_unreachable(res.gc_plan);
+  return res;
+}
+
+Json AbandonResult::to_json() const {
+  return Json{{"abandoned", abandoned},
+              {"rewritten_commits", rewritten},
+              {"bookmarks_moved", bookmarks_moved},
+              {"gc_plan", gc_plan.to_json()},
+              {"gc_applied", gc.has_value()},
+              {"gc", gc ? gc->to_json() : Json(nullptr)},
+              {"failed", failed}};
+}
+
+}  // namespace tether::engine

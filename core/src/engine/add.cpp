@@ -1,0 +1,108 @@
+// core/src/engine/add.cpp: `tether add` (docs/cli.md#add): register an object; nothing is
+// contacted unless --create asks the backend to make an empty store.
+#include <cstdlib>
+
+#include "engine/internal.hpp"
+#include "tether/engine/objects.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/keys.hpp"
+#include "tether/model/workspace.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+namespace {
+
+// A URL scheme (`s3:`, `file:`, `ducklake:`): a letter, then letters, digits, `+`, `.`, `-`.
+bool has_scheme(const std::string& v) {
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
+  if (v.empty() || !alpha(v[0])) return false;
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    char c = v[i];
+    if (c == ':') return true;
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '.' && c != '-') return false;
+  }
+  return false;
+}
+
+// The local path a LOCAL_PATH_KEYS value names (its prefix dropped), or nullopt for a URL.
+std::optional<std::string> local_path_of(const std::string& v, const std::vector<std::string>& prefixes) {
+  std::string prefix;
+  for (const auto& p : prefixes)
+    if (v.rfind(p, 0) == 0 && p.size() > prefix.size()) prefix = p;
+  std::string rest = v.substr(prefix.size());
+  if (rest.rfind("file://", 0) == 0) rest = rest.substr(7);
+  else if (has_scheme(rest)) return std::nullopt;
+  if (rest.empty()) return std::nullopt;
+  return rest;
+}
+
+void check_policy(const std::string& field, const std::string& value) {
+  if (field == "file") model::validate_policy_file(value);
+  else model::validate_policy_pin(value);
+}
+
+}  // namespace
+
+AddResult Repo::add(const AddRequest& req) {
+  model::validate_key(req.key);
+  std::string file = req.file_policy.value_or(config_.default_file);
+  std::string pin = req.pin_policy.value_or(config_.default_pin);
+  check_policy("file", file);
+  check_policy("pin", pin);
+  auto lock = lock_checkout();
+  if (manifests_.count(req.key)) throw ConfigError("object already exists: " + req.key);
+  auto& b = backend(req.kind);
+  const auto& desc = b.description();
+
+  model::ObjectManifest m;
+  m.key = req.key;
+  m.kind = req.kind;
+  m.locator = stored_locator(b, req.key, req.locator, req.cwd);
+  m.policy.file = file;
+  m.policy.pin = pin;
+  // A local store must exist unless `--create` is to make it; caught here, while the
+  // author of the manifest is present, not at the first status of a clone.
+  if (!req.create)
+    for (const auto& k : desc.local_path_keys) {
+      if (!m.locator.contains(k) || !m.locator[k].is_string()) continue;
+      auto path = local_path_of(m.locator[k].get<std::string>(), desc.local_path_prefixes);
+      std::error_code ec;
+      if (path && !fs::exists(*path, ec))
+        throw ConfigError(*path + " does not exist; check the path (relative paths are from the current directory), or pass --create to make an empty " + req.kind + " store there");
+    }
+
+  AddResult res{req.key, req.kind, std::nullopt, false, desc.maturity};
+  if (m.locator.contains("at") && m.locator["at"].is_string()) res.at = m.locator["at"].get<std::string>();
+  Json pre{{"objects", Json{{req.key, nullptr}}}, {"workspace", model::workspace_to_toml(*workspace_)}};
+  if (req.create) {
+    if (!(b.capabilities() & sdk::kCreate)) throw CapabilityError(req.kind + " backend cannot create a store", req.key);
+    b.create(m.locator, dataset_id_, req.key);
+    m.origin = "created";
+    res.created = true;
+  }
+  Json result{{"key", req.key}};
+  if (res.created) result["created"] = Json{{"kind", req.kind}, {"locator", m.locator}};
+  res.locator = m.locator;
+  register_object(std::move(m));
+  write_workspace();
+  log_op("add", pre, result);
+  return res;
+}
+
+Json AddResult::to_json() const {
+  return Json{{"key", key},
+              {"kind", kind},
+              {"locator", locator},
+              {"at", at ? Json(*at) : Json(nullptr)},
+              {"created", created},
+              {"maturity", maturity}};
+}
+
+}  // namespace tether::engine

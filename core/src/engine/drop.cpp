@@ -1,0 +1,223 @@
+// core/src/engine/drop.cpp: `tether drop` (docs/cli.md#drop): leave a bookmark, abandon the commits
+// only it holds, delete it, and collect its pins and working branches.
+#include <algorithm>
+#include <set>
+
+#include "engine/internal.hpp"
+#include "tether/engine/abandon.hpp"
+#include "tether/engine/drop.hpp"
+#include "tether/engine/forget_workspace.hpp"
+#include "tether/engine/gc.hpp"
+#include "tether/engine/new.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/support/canonical_json.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+namespace {
+std::string short12(const std::string& id) { return id.substr(0, 12); }
+}  // namespace
+
+// ---- drop ----------------------------------------------------------------------------------
+
+Plan Repo::plan_drop(const DropOptions& opt) {
+  const std::string& b = opt.bookmark;
+  const std::string trunk = config_.trunk();
+  if (b == trunk) throw ConfigError("'" + b + "' is the trunk bookmark; it cannot be dropped");
+  auto bookmarks = vcs_->bookmarks();
+  if (!bookmarks.count(b)) throw ConfigError("no bookmark '" + b + "'");
+  std::vector<std::string> holders;
+  auto others = other_workspaces();
+  for (const auto& [id, bm] : others)
+    if (bm == b) holders.push_back(id.substr(0, 8));
+  if (!holders.empty())
+    throw ConfigError("bookmark '" + b + "' is worked on by checkout(s) " + join(holders) +
+                      "; `tether forget-workspace` or `tether new` there first");
+  std::string dest = opt.to.value_or(trunk);
+  if (dest == b) throw ConfigError("--to names the bookmark being dropped; name another one");
+  if (dest != trunk && !bookmarks.count(dest)) throw ConfigError("no bookmark '" + dest + "' to leave for");
+  const bool here = vcs_->current_bookmark() == b;
+  if (here) {
+    std::vector<std::string> on_dest;
+    for (const auto& [id, bm] : others)
+      if (bm == dest && dest != trunk) on_dest.push_back(id.substr(0, 8));
+    if (!on_dest.empty())
+      throw ConfigError("cannot leave for '" + dest + "': checkout(s) " + join(on_dest) + " work on it; `--to` another bookmark");
+  }
+  auto commits = vcs_->exclusive_commits(b);
+
+  Plan plan;
+  plan.command = "drop";
+  plan.created_at = now_iso_seconds();
+  auto head = vcs_->head();
+  plan.context = Json{{"bookmark", b},
+                      {"commits", commits},
+                      {"leave", here ? Json(dest) : Json(nullptr)},
+                      {"force_prune", opt.force_prune},
+                      {"workspace_id", workspace_->workspace_id},
+                      {"vcs_head", head ? Json(*head) : Json(nullptr)},
+                      {"history_digest", vcs_->history_digest()}};
+  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+                                "the plan belongs to checkout " + workspace_->short_id() + "; this is {observed}"});
+  plan.preconditions.push_back({"history_digest", plan.context["history_digest"], "", Json::object(),
+                                "the repository's history changed since the drop plan was made"});
+  plan.preconditions.push_back({"bookmark_head", bookmarks.at(b), "", Json{{"bookmark", b}},
+                                "bookmark " + b + " moved since the drop plan was made (now {observed})"});
+  plan.preconditions.push_back({"no_new_holders", Json(nullptr), "", Json{{"bookmark", b}},
+                                "checkout(s) {observed} began working on " + b + " since the drop plan was made"});
+  if (head)
+    plan.preconditions.push_back({"vcs_head", *head, "", Json::object(),
+                                  "the checkout moved since the drop plan was made (now at {observed})"});
+  plan.preconditions.push_back({"workspace_bookmark", workspace_->bookmark ? Json(*workspace_->bookmark) : Json(nullptr),
+                                "", Json::object(), "this checkout's bookmark changed since the drop plan was made (now {observed})"});
+
+  if (here)
+    plan.actions.push_back({"leave-bookmark", "", "", dest, "this checkout is on " + b + "; `new " + dest + "` first", Json::object()});
+  for (const auto& c : commits) {
+    vcs::HistoryQuery q;
+    q.rev = c;
+    q.limit = 1;
+    auto info = vcs_->history(q);
+    plan.actions.push_back({"abandon-commit", "", "", short12(c), info.empty() ? "" : info[0].summary, Json{{"commit", c}}});
+  }
+  plan.actions.push_back({"delete-bookmark", "", "", b, "the git branch", Json::object()});
+
+  // The gc the drop runs, planned as if the commits were gone.
+  GcScope scope;
+  scope.exclude_commits.insert(commits.begin(), commits.end());
+  scope.only_bookmark = b;
+  scope.dropped_states = dropped_states(commits);
+  if (here) scope.here_manifests = bookmarks.count(dest) ? manifests_at(dest) : std::map<std::string, model::ObjectManifest>{};
+  GcOptions g;
+  g.prune_bookmarks = true;
+  g.force_prune = opt.force_prune;
+  Plan preview = plan_gc(g, scope);
+  for (const auto& a : preview.actions)
+    if (a.op != "forget-working-ref") plan.actions.push_back(a);
+  for (const auto& n : preview.notes) plan.notes.push_back(n);
+  if (auto remotes = vcs_->remote_counterparts(b); !remotes.empty())
+    plan.notes.push_back(join(remotes) + (commits.empty() ? " still reach its commits" : " also exist") +
+                         "; `git push <remote> --delete " + b + "` removes them");
+  if (preview.writes() > 0)
+    plan.notes.push_back("store actions are what gc will plan once the commits are gone; they are re-planned at apply");
+  if (auto u = preview.context.find("unreachable"); u != preview.context.end()) plan.context["unreachable"] = *u;
+  return plan;
+}
+
+DropResult Repo::apply_drop(const Plan& plan) {
+  auto lock_c = lock_checkout();
+  auto lock_r = lock_repository();
+  const std::string b = plan.context.at("bookmark").get<std::string>();
+  const auto planned = plan.context.at("commits").get<std::vector<std::string>>();
+  if (plan.context.value("workspace_id", std::string()) != workspace_->workspace_id)
+    throw StalePlanError("the drop plan belongs to another checkout; re-run the plan");
+  auto now = vcs_->exclusive_commits(b);
+  if (now != planned) {
+    std::string extra;
+    std::set<std::string> still(now.begin(), now.end());
+    std::vector<std::string> reached;
+    for (const auto& c : planned)
+      if (!still.count(c)) reached.push_back(short12(c));
+    if (!reached.empty()) extra = "; another bookmark now reaches " + join(reached);
+    throw StalePlanError("the commits only " + b + " reaches changed since the drop plan was made (" +
+                         std::to_string(planned.size()) + " planned, " + std::to_string(now.size()) + " now" + extra +
+                         "); re-run the plan");
+  }
+  const bool here = vcs_->current_bookmark() == b;
+  const bool planned_here = plan.context["leave"].is_string();
+  if (here != planned_here)
+    throw StalePlanError(std::string("this checkout ") + (here ? "is on " + b + " now" : "is no longer on " + b) +
+                         ", unlike when the drop plan was made; re-run the plan");
+
+  DropResult res;
+  res.plan = plan;
+  res.bookmark = b;
+  const std::string head = vcs_->bookmarks().at(b);
+  // What the dropped commits pinned or recorded: their branches' heads are safe to delete.
+  GcScope scope;
+  scope.only_bookmark = b;
+  scope.dropped_states = dropped_states(planned);
+
+  OpLog oplog = op_log();
+  std::string op_id = oplog.begin("drop", Json{{"vcs", vcs_position()}, {"workspace", model::workspace_to_toml(*workspace_)}});
+  try {
+    if (here) {
+      std::string dest = plan.context["leave"].get<std::string>();
+      NewOptions n;
+      n.rev = dest;
+      if (dest == config_.trunk() && !vcs_->bookmarks().count(dest)) n.bookmark = dest;
+      op_parent_ = op_id;
+      try {
+        new_workspace(n);
+      } catch (...) {
+        op_parent_.reset();
+        throw;
+      }
+      op_parent_.reset();
+      res.left_for = dest;
+      oplog.progress(op_id, Json{{"action", "leave-bookmark"}, {"target", dest}});
+    }
+    vcs_->delete_bookmark(b, head);
+    res.abandoned = planned;
+    oplog.progress(op_id, Json{{"action", "delete-bookmark"}, {"target", b}, {"commit", head}});
+    reload();
+    GcOptions g;
+    g.prune_bookmarks = true;
+    g.force_prune = plan.context.value("force_prune", false);
+    Plan gc_plan = plan_gc(g, scope);
+    std::erase_if(gc_plan.actions, [](const PlanAction& a) { return a.op == "forget-working-ref"; });
+    res.gc = gc_plan.writes() > 0 || gc_plan.context.contains("unreachable") ? apply_gc(gc_plan, op_id) : GcReport{};
+    if (!res.gc->applied) res.gc->plan = gc_plan;
+  } catch (const std::exception& e) {
+    oplog.end(op_id, Json{{"bookmark", b}, {"left_for", res.left_for ? Json(*res.left_for) : Json(nullptr)},
+                          {"abandoned", res.abandoned}, {"failed", e.what()}});
+    throw;
+  }
+  Json gc_json = res.gc ? res.gc->to_json() : Json(nullptr);
+  if (gc_json.is_object()) gc_json.erase("dry_run");
+  oplog.end(op_id, Json{{"bookmark", b},
+                        {"left_for", res.left_for ? Json(*res.left_for) : Json(nullptr)},
+                        {"abandoned", res.abandoned},
+                        {"gc", gc_json}});
+  res.applied = true;
+  return res;
+}
+
+DropResult Repo::drop(const DropOptions& opt) {
+  auto lock_c = lock_checkout();
+  auto lock_r = lock_repository();
+  // A saved plan is planned again from the bookmark and destination it records and must come
+  // out the same: the commits, branches and pins it removes are then this checkout's.
+  auto rederive = [&](const Plan& p) {
+    check_preconditions(p);
+    DropOptions again;
+    again.bookmark = p.context.value("bookmark", std::string());
+    if (auto l = p.context.find("leave"); l != p.context.end() && l->is_string()) again.to = l->get<std::string>();
+    again.force_prune = p.context.value("force_prune", false);
+    require_rederived(p, plan_drop(again));
+  };
+  return run_planned<DropResult>(
+      opt.saved, opt.dry_run, rederive, [&] { return plan_drop(opt); },
+      [&](const Plan& p) { return apply_drop(p); });
+}
+
+Json DropResult::to_json() const {
+  // Only an applied drop prints JSON, so gc's "dry_run" says nothing here: it is left out.
+  Json report = gc ? gc->to_json() : Json(nullptr);
+  if (report.is_object()) report.erase("dry_run");
+  return Json{{"bookmark", bookmark},
+              {"left_for", left_for ? Json(*left_for) : Json(nullptr)},
+              {"abandoned", abandoned},
+              {"gc", report}};
+}
+
+}  // namespace tether::engine

@@ -1,0 +1,128 @@
+// core/src/engine/forget_workspace.cpp: `tether forget-workspace` (docs/cli.md#forget-workspace):
+// remove a checkout's tether state (and a linked git worktree); store branches stay.
+#include <algorithm>
+#include <set>
+
+#include "engine/internal.hpp"
+#include "tether/engine/abandon.hpp"
+#include "tether/engine/drop.hpp"
+#include "tether/engine/forget_workspace.hpp"
+#include "tether/engine/gc.hpp"
+#include "tether/engine/new.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/support/canonical_json.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+// ---- forget-workspace ----------------------------------------------------------------------
+
+Plan Repo::plan_forget_workspace(const ForgetWorkspaceOptions& opt) {
+  std::string target = opt.workspace.value_or(workspace_->workspace_id);
+  if (target.size() < 8) throw ConfigError("a workspace id has at least 8 characters (tether ops and status show them)");
+  std::string id8 = target.substr(0, 8);
+  Plan plan;
+  plan.command = "forget-workspace";
+  plan.created_at = now_iso_seconds();
+  const bool current = id8 == workspace_->short_id();
+  plan.context = Json{{"workspace", id8}, {"current", current}};
+
+  std::optional<fs::path> dir, root;
+  std::error_code ec;
+  if (current) {
+    dir = root_;
+    root = vcs_->root();
+  } else {
+    for (const auto& r : vcs_->workspace_roots()) {
+      fs::path d = vcs_->rel().empty() ? r : r / vcs_->rel();
+      try {
+        auto ws = model::read_workspace(model::tether_path(d, "workspace.toml"));
+        if (ws && ws->short_id() == id8) {
+          dir = d;
+          root = r;
+          break;
+        }
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  if (!dir) {
+    plan.notes.push_back("workspace " + id8 + ": no live checkout found");
+  } else {
+    plan.context["root"] = root->string();
+    for (const char* name : {"workspace.toml", "ops.jsonl"}) {
+      fs::path p = *dir / ".tether" / name;
+      if (model::checkout_entry_exists(model::tether_path(*dir, name))) plan.actions.push_back({"delete-file", "", "", p.string(), "per-workspace state", Json::object()});
+    }
+    fs::path main_root = vcs_->workspace_roots().empty() ? fs::path() : vcs_->workspace_roots().front();
+    bool is_main = fs::weakly_canonical(*root, ec) == fs::weakly_canonical(main_root, ec);
+    std::string detail = is_main ? "git's main worktree stays; only tether's state of it goes"
+                                 : "git worktree remove";
+    if (current && !is_main) detail += "; this directory is then gone";
+    plan.actions.push_back({"forget-vcs-workspace", "", "", root->string(), detail, Json{{"main", is_main}}});
+  }
+  plan.notes.push_back(
+      "store branches belong to bookmarks, not workspaces: none are touched (delete the bookmark and `gc --prune-bookmarks`)");
+  return plan;
+}
+
+ForgetWorkspaceResult Repo::apply_forget_workspace(const Plan& plan) {
+  auto lock_c = lock_checkout();
+  auto lock_r = lock_repository();
+  ForgetWorkspaceResult res;
+  res.plan = plan;
+  res.workspace = plan.context.value("workspace", std::string());
+  log_op("forget-workspace", Json{{"workspace", model::workspace_to_toml(*workspace_)}}, Json{{"workspace", res.workspace}});
+  const bool current = plan.context.value("current", false);
+  for (const auto& a : plan.actions) {
+    try {
+      if (a.op == "delete-file") {
+        std::error_code ec;
+        fs::remove(a.target, ec);
+        if (ec) throw TetherError(ec.message());
+        res.removed_files.push_back(a.target);
+      } else if (a.op == "forget-vcs-workspace") {
+        if (a.params.value("main", false)) continue;
+        res.vcs = vcs_->forget_workspace(a.target);
+      }
+    } catch (const std::exception& e) {
+      res.failed[a.op + " " + a.target] = e.what();
+    }
+  }
+  if (current) *workspace_ = model::fresh_workspace();
+  res.applied = true;
+  return res;
+}
+
+ForgetWorkspaceResult Repo::forget_workspace(const ForgetWorkspaceOptions& opt) {
+  auto lock_c = lock_checkout();
+  auto lock_r = lock_repository();
+  return run_planned<ForgetWorkspaceResult>(
+      opt.saved, opt.dry_run,
+      [&](const Plan& p) {
+        // It deletes files and worktrees by path: the paths are planned again, never read from the file.
+        vet_saved_plan(p);
+        ForgetWorkspaceOptions again;
+        again.workspace = p.context.value("workspace", std::string());
+        require_rederived(p, plan_forget_workspace(again));
+      },
+      [&] { return plan_forget_workspace(opt); },
+      [&](const Plan& p) { return apply_forget_workspace(p); });
+}
+
+Json ForgetWorkspaceResult::to_json() const {
+  return Json{{"workspace", workspace},
+              {"removed_files", removed_files},
+              {"vcs", vcs ? Json(*vcs) : Json(nullptr)},
+              {"failed", failed}};
+}
+
+}  // namespace tether::engine

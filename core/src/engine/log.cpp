@@ -1,0 +1,32 @@
+// core/src/engine/log.cpp: `tether log` (docs/cli.md#log): an object's native history, as its
+// backend tells it.
+#include <cstdlib>
+
+#include "engine/internal.hpp"
+#include "tether/engine/objects.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/keys.hpp"
+#include "tether/model/workspace.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+std::vector<sdk::HistoryEntry> Repo::log(const std::string& key, const std::optional<std::string>& ref, int limit) {
+  auto it = manifests_.find(key);
+  if (it == manifests_.end()) throw ConfigError("no such object: " + key);
+  const auto& m = it->second;
+  auto& b = backend(m.kind);
+  if (!(b.capabilities() & sdk::kHistory))
+    throw CapabilityError(m.kind + " objects have no native history to list (the " + m.kind +
+                              " backend lacks HISTORY; `tether backends` shows each backend's capabilities)",
+                          key);
+  return b.history(m.locator, ref ? ref : working_ref(key), limit, key);
+}
+
+}  // namespace tether::engine

@@ -1,0 +1,34 @@
+// core/src/engine/remove.cpp: `tether remove` (docs/cli.md#remove): unregister an object; its
+// store and working branch are not touched (gc collects the branch).
+#include <cstdlib>
+
+#include "engine/internal.hpp"
+#include "tether/engine/objects.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/keys.hpp"
+#include "tether/model/workspace.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+RemoveResult Repo::remove(const std::string& key) {
+  auto lock = lock_checkout();
+  auto it = manifests_.find(key);
+  if (it == manifests_.end()) throw ConfigError("no such object: " + key);
+  RemoveResult res{key, it->second.kind};
+  Json pre{{"objects", Json{{key, model::manifest_to_toml(it->second)}}}, {"workspace", model::workspace_to_toml(*workspace_)}};
+  unregister_object(key);
+  write_workspace();
+  log_op("remove", pre, Json{{"key", key}});
+  return res;
+}
+
+Json RemoveResult::to_json() const { return Json{{"key", key}, {"kind", kind}}; }
+
+}  // namespace tether::engine

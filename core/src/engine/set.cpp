@@ -1,0 +1,76 @@
+// core/src/engine/set.cpp: `tether set` (docs/cli.md#set): change objects' file and pin policies.
+#include <cstdlib>
+
+#include "engine/internal.hpp"
+#include "tether/engine/objects.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/fsutil.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/keys.hpp"
+#include "tether/model/workspace.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tether::engine {
+
+namespace {
+
+void check_policy(const std::string& field, const std::string& value) {
+  if (field == "file") model::validate_policy_file(value);
+  else model::validate_policy_pin(value);
+}
+
+}  // namespace
+
+SetResult Repo::set_policy(const std::vector<std::string>& keys_in, bool all, const std::optional<std::string>& file,
+                           const std::optional<std::string>& pin) {
+  if (!file && !pin) throw ConfigError("nothing to set: pass --file or --pin");
+  if (file) check_policy("file", *file);
+  if (pin) check_policy("pin", *pin);
+  auto lock = lock_checkout();
+  std::vector<std::string> keys = keys_in;
+  if (all) {
+    keys.clear();
+    for (const auto& [k, m] : manifests_) keys.push_back(k);
+  }
+  if (keys.empty()) throw ConfigError("give one or more KEY, or --all");
+  for (const auto& k : keys)
+    if (!manifests_.count(k)) throw ConfigError("no such object: " + k);
+  SetResult res;
+  Json pre_objects = Json::object();
+  for (const auto& k : keys) {
+    auto& m = manifests_.at(k);
+    std::map<std::string, std::pair<std::string, std::string>> changes;
+    if (file && *file != m.policy.file) changes["file"] = {m.policy.file, *file};
+    if (pin && *pin != m.policy.pin) changes["pin"] = {m.policy.pin, *pin};
+    if (changes.empty()) {
+      res.unchanged.push_back(k);
+      continue;
+    }
+    pre_objects[k] = model::manifest_to_toml(m);
+    if (file) m.policy.file = *file;
+    if (pin) m.policy.pin = *pin;
+    model::write_manifest(objects_dir(), m);
+    res.changed[k] = std::move(changes);
+  }
+  if (!res.changed.empty()) {
+    Json changed = Json::object();
+    for (const auto& [k, fields] : res.changed)
+      for (const auto& [f, v] : fields) changed[k][f] = Json::array({v.first, v.second});
+    log_op("set", Json{{"objects", pre_objects}, {"workspace", model::workspace_to_toml(*workspace_)}},
+           Json{{"changed", changed}});
+  }
+  return res;
+}
+
+Json SetResult::to_json() const {
+  Json fields = Json::object();
+  for (const auto& [k, changes] : changed)
+    for (const auto& [f, v] : changes) fields[k][f] = {{"from", v.first}, {"to", v.second}};
+  return Json{{"changed", fields}, {"unchanged", unchanged}};
+}
+
+}  // namespace tether::engine
