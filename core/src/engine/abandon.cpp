@@ -24,10 +24,6 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-namespace {
-std::string short12(const std::string& id) { return id.substr(0, 12); }
-}  // namespace
-
 // ---- abandon -------------------------------------------------------------------------------
 
 Plan Repo::plan_abandon(const AbandonOptions& opt) {

@@ -19,18 +19,6 @@ namespace tether::engine {
 
 namespace {
 
-// A URL scheme (`s3:`, `file:`, `ducklake:`): a letter, then letters, digits, `+`, `.`, `-`.
-bool has_scheme(const std::string& v) {
-  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
-  if (v.empty() || !alpha(v[0])) return false;
-  for (std::size_t i = 1; i < v.size(); ++i) {
-    char c = v[i];
-    if (c == ':') return true;
-    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '.' && c != '-') return false;
-  }
-  return false;
-}
-
 // The local path a LOCAL_PATH_KEYS value names (its prefix dropped), or nullopt for a URL.
 std::optional<std::string> local_path_of(const std::string& v, const std::vector<std::string>& prefixes) {
   std::string prefix;
@@ -41,11 +29,6 @@ std::optional<std::string> local_path_of(const std::string& v, const std::vector
   else if (has_scheme(rest)) return std::nullopt;
   if (rest.empty()) return std::nullopt;
   return rest;
-}
-
-void check_policy(const std::string& field, const std::string& value) {
-  if (field == "file") model::validate_policy_file(value);
-  else model::validate_policy_pin(value);
 }
 
 }  // namespace

@@ -24,6 +24,11 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
+bool has_at(const Json& locator) {
+  auto it = locator.find("at");
+  return it != locator.end() && it->is_string() && !it->get<std::string>().empty();
+}
+
 // ---- shared checks -------------------------------------------------------------------------
 
 Json Repo::vcs_position() const {

@@ -23,10 +23,6 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-namespace {
-std::string short12(const std::string& id) { return id.substr(0, 12); }
-}  // namespace
-
 // ---- drop ----------------------------------------------------------------------------------
 
 Plan Repo::plan_drop(const DropOptions& opt) {

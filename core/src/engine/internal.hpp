@@ -154,4 +154,14 @@ std::map<std::string, std::string> plan_unreachable(const Plan& plan);
 // "a, b, c" of keys.
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
 
+// The first 12 hex digits of a commit id, as people read it.
+inline std::string short12(const std::string& id) { return id.substr(0, 12); }
+
+// A URL scheme (`s3:`, `file:`, `ducklake:`) starts `v` (objects.cpp).
+bool has_scheme(const std::string& v);
+// Refuses (ConfigError) a file or pin policy value that is not one of its kind (objects.cpp).
+void check_policy(const std::string& field, const std::string& value);
+// The locator is pinned to a native state by `at` (branching.cpp).
+bool has_at(const Json& locator);
+
 }  // namespace tether::engine

@@ -23,15 +23,6 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-namespace {
-
-bool has_at(const Json& locator) {
-  auto it = locator.find("at");
-  return it != locator.end() && it->is_string() && !it->get<std::string>().empty();
-}
-
-}  // namespace
-
 // ---- tether new ------------------------------------------------------------------------------
 
 NewResult Repo::new_workspace(const NewOptions& opt) {

@@ -17,8 +17,6 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-namespace {
-
 // A URL scheme (`s3:`, `file:`, `ducklake:`): a letter, then letters, digits, `+`, `.`, `-`.
 bool has_scheme(const std::string& v) {
   auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
@@ -30,6 +28,13 @@ bool has_scheme(const std::string& v) {
   }
   return false;
 }
+
+void check_policy(const std::string& field, const std::string& value) {
+  if (field == "file") model::validate_policy_file(value);
+  else model::validate_policy_pin(value);
+}
+
+namespace {
 
 // A relative local path becomes absolute against `cwd` (with `~` expanded), so a committed
 // locator means the same path from every directory and every clone. URLs pass through.

@@ -25,11 +25,6 @@ namespace tether::engine {
 
 namespace {
 
-bool has_at(const Json& locator) {
-  auto it = locator.find("at");
-  return it != locator.end() && it->is_string() && !it->get<std::string>().empty();
-}
-
 std::string handle_type(const std::string& kind) {
   std::string t;
   bool up = true;

@@ -139,8 +139,6 @@ struct PreconditionChecker {
     }
   }
 
-  static std::string short12(const std::string& id) { return id.substr(0, 12); }
-
   std::optional<std::string> manifest_hash(const Precondition& pc) {
     const Json& p = pc.params;
     std::string now;

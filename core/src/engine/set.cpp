@@ -16,15 +16,6 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-namespace {
-
-void check_policy(const std::string& field, const std::string& value) {
-  if (field == "file") model::validate_policy_file(value);
-  else model::validate_policy_pin(value);
-}
-
-}  // namespace
-
 SetResult Repo::set_policy(const std::vector<std::string>& keys_in, bool all, const std::optional<std::string>& file,
                            const std::optional<std::string>& pin) {
   if (!file && !pin) throw ConfigError("nothing to set: pass --file or --pin");
