@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "tether/engine/plan.hpp"  // std::optional<Plan> needs the whole type
 #include "tether/engine/repo.hpp"
 
 namespace tether::cli {
