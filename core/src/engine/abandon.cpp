@@ -177,4 +177,11 @@ Json AbandonResult::to_json() const {
               {"failed", failed}};
 }
 
+// What `tether ops` says of an abandon (ops.cpp's table).
+std::string summarize_abandon(const OpEntry& e) {
+  std::vector<std::string> ids;
+  for (const auto& a : names_of(e.result.value("abandoned", Json::array()))) ids.push_back(a.substr(0, 12));
+  return "abandoned " + join(ids) + "; " + plural(count_of(e.result, "unreferenced"), "pin") + " freed";
+}
+
 }  // namespace tether::engine

@@ -88,4 +88,9 @@ Json AddResult::to_json() const {
               {"maturity", maturity}};
 }
 
+// What `tether ops` says of an add (ops.cpp's table).
+std::string summarize_add(const OpEntry& e) {
+  return str_of(e.result, "key") + (e.result.contains("created") ? " (created store)" : "");
+}
+
 }  // namespace tether::engine

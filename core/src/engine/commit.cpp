@@ -404,4 +404,19 @@ Json CommitResult::to_json() const {
               {"unchanged", unchanged}};
 }
 
+// What `tether ops` says of a commit (ops.cpp's table).
+std::string summarize_commit(const OpEntry& e) {
+  const Json& r = e.result;
+  if (r.contains("failed")) return "failed" + std::string(bool_of(r, "rolled_back") ? ", rolled back" : "") + ": " +
+                                   str_of(r, "failed");
+  std::vector<std::string> pinned, recorded, parts;
+  if (auto p = r.find("pinned"); p != r.end() && p->is_object())
+    for (const auto& [k, v] : p->items()) (v.is_null() ? recorded : pinned).push_back(k);
+  if (!pinned.empty()) parts.push_back("pinned " + join(pinned));
+  if (!recorded.empty()) parts.push_back("recorded " + join(recorded));
+  std::string c = str_of(r, "vcs_commit");
+  if (!c.empty()) parts.push_back("vcs " + c.substr(0, 12));
+  return parts.empty() ? "nothing changed" : join(parts, "; ");
+}
+
 }  // namespace tether::engine

@@ -216,4 +216,12 @@ Json DropResult::to_json() const {
               {"gc", report}};
 }
 
+// What `tether ops` says of a drop (ops.cpp's table).
+std::string summarize_drop(const OpEntry& e) {
+  const Json& r = e.result;
+  std::string s = "dropped " + str_of(r, "bookmark") + ": " + plural(count_of(r, "abandoned"), "commit");
+  if (std::string left = str_of(r, "left_for"); !left.empty()) s += "; left for " + left;
+  return s;
+}
+
 }  // namespace tether::engine

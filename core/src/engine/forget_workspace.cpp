@@ -125,4 +125,11 @@ Json ForgetWorkspaceResult::to_json() const {
               {"failed", failed}};
 }
 
+// What `tether ops` says of a forget-workspace (ops.cpp's table).
+std::string summarize_forget_workspace(const OpEntry& e) {
+  std::string id = str_of(e.result, "workspace_id");
+  if (id.empty()) id = str_of(e.result, "workspace");
+  return "forgot workspace " + id.substr(0, 8);
+}
+
 }  // namespace tether::engine

@@ -719,4 +719,20 @@ GcReport Repo::gc(const GcOptions& opt) {
   return rep;
 }
 
+// What `tether ops` says of a gc (ops.cpp's table).
+std::string summarize_gc(const OpEntry& e) {
+  const Json& r = e.result;
+  // {kind: [pin ids]} and {key: [refs]}: count the ids, not the groups.
+  auto nested = [&](const char* key) {
+    std::size_t n = 0;
+    if (auto it = r.find(key); it != r.end() && it->is_object())
+      for (const auto& [k, v] : it->items()) n += v.is_array() ? v.size() : 1;
+    return n;
+  };
+  std::string s = "unpinned " + std::to_string(nested("unpinned")) + ", deleted " +
+                  plural(nested("deleted_working_refs"), "branch");
+  if (std::size_t stores = count_of(r, "deleted_stores")) s += ", deleted " + plural(stores, "store");
+  return s;
+}
+
 }  // namespace tether::engine

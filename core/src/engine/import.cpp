@@ -263,4 +263,11 @@ Json ImportResult::to_json() const {
   return Json{{"added", added}, {"updated", updated}, {"removed", removed}, {"unchanged", unchanged}};
 }
 
+// What `tether ops` says of an import (ops.cpp's table).
+std::string summarize_import(const OpEntry& e) {
+  const Json& r = e.result;
+  return "added " + std::to_string(count_of(r, "added")) + ", updated " + std::to_string(count_of(r, "updated")) +
+         ", removed " + std::to_string(count_of(r, "removed"));
+}
+
 }  // namespace tether::engine

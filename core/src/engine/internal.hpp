@@ -62,6 +62,28 @@ struct OpEntry {
 
 // The text after the command in `tether ops` (docs/cli.md); undo records its target's.
 std::string op_summary(const OpEntry& e);
+// Reading a journal result for a summary (ops.cpp): the keys of an object or the strings of an
+// array; a count field, or the size of an array or object; "N what(s)".
+std::vector<std::string> names_of(const Json& j);
+std::size_t count_of(const Json& r, const char* key);
+std::string plural(std::size_t n, const std::string& what);
+// What `tether ops` says of each command's entries, defined in that command's file.
+std::string summarize_add(const OpEntry& e);
+std::string summarize_remove(const OpEntry& e);
+std::string summarize_set(const OpEntry& e);
+std::string summarize_commit(const OpEntry& e);
+std::string summarize_pull(const OpEntry& e);
+std::string summarize_new(const OpEntry& e);
+std::string summarize_fork(const OpEntry& e);
+std::string summarize_restore(const OpEntry& e);
+std::string summarize_promote(const OpEntry& e);
+std::string summarize_gc(const OpEntry& e);
+std::string summarize_abandon(const OpEntry& e);
+std::string summarize_drop(const OpEntry& e);
+std::string summarize_forget_workspace(const OpEntry& e);
+std::string summarize_import(const OpEntry& e);
+std::string summarize_undo(const OpEntry& e);
+std::string summarize_repair(const OpEntry& e);
 
 // `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record
 // (docs/FORMAT.md#the-op-log).

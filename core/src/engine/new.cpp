@@ -580,4 +580,24 @@ Json NewResult::to_json() const {
               {"fork_points", fps}};
 }
 
+// What `tether ops` says of a new (ops.cpp's table).
+std::string summarize_new(const OpEntry& e) {
+  const Json& r = e.result;
+  std::vector<std::string> parts;
+  auto part = [&](const char* label, const std::vector<std::string>& keys) {
+    if (!keys.empty()) parts.push_back(std::string(label) + " " + join(keys));
+  };
+  part("forked", names_of(r.value("created", Json::array())));
+  part("reset", names_of(r.value("reset", Json::array())));
+  part("kept", names_of(r.value("reused", Json::array())));
+  part("deferred", names_of(r.value("pending_forks", Json::object())));
+  std::string s = parts.empty() ? "working refs unchanged" : join(parts, "; ");
+  std::string at = str_of(r, "bookmark");
+  if (at.empty()) at = str_of(r.value("vcs", Json::object()), "commit").substr(0, 12);
+  if (!at.empty()) s += "; at " + at;
+  if (r.contains("failed") && !r["failed"].empty())
+    s += "; failed " + (r["failed"].is_string() ? r["failed"].get<std::string>() : join(names_of(r["failed"])));
+  return s;
+}
+
 }  // namespace tether::engine

@@ -179,4 +179,7 @@ Json OpenResult::to_json() const {
   return Json{{"key", key}, {"read_only", read_only}, {"address", address}, {"type", type}, {"handle", handle}};
 }
 
+// What `tether ops` says of the fork a writable open made (ops.cpp's table).
+std::string summarize_fork(const OpEntry& e) { return "forked " + str_of(e.result, "key") + " -> " + str_of(e.result, "ref"); }
+
 }  // namespace tether::engine

@@ -12,8 +12,6 @@
 
 namespace tether::engine {
 
-namespace {
-
 // Keys of an object, or the strings of an array.
 std::vector<std::string> names_of(const Json& j) {
   std::vector<std::string> out;
@@ -36,124 +34,44 @@ std::string plural(std::size_t n, const std::string& what) {
   return std::to_string(n) + " " + what + "(s)";
 }
 
-std::string summary_commit(const Json& r) {
-  if (r.contains("failed")) return "failed" + std::string(bool_of(r, "rolled_back") ? ", rolled back" : "") + ": " +
-                                   str_of(r, "failed");
-  std::vector<std::string> pinned, recorded, parts;
-  if (auto p = r.find("pinned"); p != r.end() && p->is_object())
-    for (const auto& [k, v] : p->items()) (v.is_null() ? recorded : pinned).push_back(k);
-  if (!pinned.empty()) parts.push_back("pinned " + join(pinned));
-  if (!recorded.empty()) parts.push_back("recorded " + join(recorded));
-  std::string c = str_of(r, "vcs_commit");
-  if (!c.empty()) parts.push_back("vcs " + c.substr(0, 12));
-  return parts.empty() ? "nothing changed" : join(parts, "; ");
-}
+namespace {
 
-std::string summary_new(const Json& r) {
-  std::vector<std::string> parts;
-  auto part = [&](const char* label, const std::vector<std::string>& keys) {
-    if (!keys.empty()) parts.push_back(std::string(label) + " " + join(keys));
-  };
-  part("forked", names_of(r.value("created", Json::array())));
-  part("reset", names_of(r.value("reset", Json::array())));
-  part("kept", names_of(r.value("reused", Json::array())));
-  part("deferred", names_of(r.value("pending_forks", Json::object())));
-  std::string s = parts.empty() ? "working refs unchanged" : join(parts, "; ");
-  std::string at = str_of(r, "bookmark");
-  if (at.empty()) at = str_of(r.value("vcs", Json::object()), "commit").substr(0, 12);
-  if (!at.empty()) s += "; at " + at;
-  if (r.contains("failed") && !r["failed"].empty())
-    s += "; failed " + (r["failed"].is_string() ? r["failed"].get<std::string>() : join(names_of(r["failed"])));
-  return s;
-}
-
-std::string summary_set(const Json& r) {
-  std::vector<std::string> items;
-  if (auto c = r.find("changed"); c != r.end() && c->is_object())
-    for (const auto& [k, fields] : c->items()) {
-      std::string s = k + ":";
-      for (const auto& [f, v] : fields.items())
-        if (v.is_array() && v.size() == 2) s += " " + f + "=" + model::py_str(v[0]) + "->" + model::py_str(v[1]);
-      items.push_back(s);
-    }
-  return join(items);
+// A format upgrade the Python version made: its entries stay readable here.
+std::string summarize_upgrade(const OpEntry& e) {
+  const Json& r = e.result;
+  return "v" + model::py_str(r.value("from_version", Json(nullptr))) + " -> v" +
+         model::py_str(r.value("to_version", Json(nullptr))) + ": " + plural(count_of(r, "renamed_pins"), "pin") + ", " +
+         plural(count_of(r, "renamed_branches"), "branch") + ", " + plural(count_of(r, "rewritten_commits"), "commit") +
+         " rewritten";
 }
 
 }  // namespace
 
+// Every command the op log records, with what `tether ops` says of its entries. Each summary
+// lives in its command's file; a command missing here is listed without one.
 std::string op_summary(const OpEntry& e) {
-  const Json& r = e.result;
-  const std::string& c = e.command;
-  if (c == "commit") return summary_commit(r);
-  if (c == "pull") {
-    if (r.contains("failed")) return summary_commit(r);
-    std::string s = "pulled " + plural(count_of(r, "pinned"), "object");
-    std::string vc = str_of(r, "vcs_commit");
-    return vc.empty() ? s : s + " -> " + vc.substr(0, 12);
-  }
-  if (c == "new") return summary_new(r);
-  if (c == "restore") {
-    std::vector<std::string> keys = names_of(r.value("working_refs", Json::object()));
-    if (keys.empty()) {
-      keys = names_of(r.value("created", Json::array()));
-      for (const auto& k : names_of(r.value("reset", Json::array()))) keys.push_back(k);
-    }
-    return "restored " + join(keys) + " from " + str_of(r, "from_commit").substr(0, 12);
-  }
-  if (c == "fork") return "forked " + str_of(r, "key") + " -> " + str_of(r, "ref");
-  if (c == "gc") {
-    // {kind: [pin ids]} and {key: [refs]}: count the ids, not the groups.
-    auto nested = [&](const char* key) {
-      std::size_t n = 0;
-      if (auto it = r.find(key); it != r.end() && it->is_object())
-        for (const auto& [k, v] : it->items()) n += v.is_array() ? v.size() : 1;
-      return n;
-    };
-    std::string s = "unpinned " + std::to_string(nested("unpinned")) + ", deleted " +
-                    plural(nested("deleted_working_refs"), "branch");
-    if (std::size_t stores = count_of(r, "deleted_stores")) s += ", deleted " + plural(stores, "store");
-    return s;
-  }
-  if (c == "promote") {
-    std::vector<std::string> keys = names_of(r.value("fast_forwarded", Json::object()));
-    for (const auto& k : names_of(r.value("merged", Json::object()))) keys.push_back(k);
-    std::sort(keys.begin(), keys.end());
-    return keys.empty() ? "nothing promoted" : "promoted " + join(keys);
-  }
-  if (c == "import")
-    return "added " + std::to_string(count_of(r, "added")) + ", updated " + std::to_string(count_of(r, "updated")) +
-           ", removed " + std::to_string(count_of(r, "removed"));
-  if (c == "add" || c == "remove") return str_of(r, "key") + (r.contains("created") ? " (created store)" : "");
-  if (c == "set") return summary_set(r);
-  if (c == "undo") {
-    std::string s = "undid " + (e.undoes.is_string() ? e.undoes.get<std::string>() : std::string("?")) + ": " +
-                    str_of(r, "summary");
-    if (r.contains("failed")) s += " (failed: " + str_of(r, "failed") + ")";
-    return s;
-  }
-  if (c == "repair") return "repinned " + std::to_string(count_of(r, "repinned")) + ", reforked " +
-                            std::to_string(count_of(r, "reforked"));
-  if (c == "forget-workspace") {
-    std::string id = str_of(r, "workspace_id");
-    if (id.empty()) id = str_of(r, "workspace");
-    return "forgot workspace " + id.substr(0, 8);
-  }
-  if (c == "abandon") {
-    std::vector<std::string> ids;
-    for (const auto& a : names_of(r.value("abandoned", Json::array()))) ids.push_back(a.substr(0, 12));
-    return "abandoned " + join(ids) + "; " + plural(count_of(r, "unreferenced"), "pin") + " freed";
-  }
-  if (c == "upgrade")
-    return "v" + model::py_str(r.value("from_version", Json(nullptr))) + " -> v" +
-           model::py_str(r.value("to_version", Json(nullptr))) + ": " + plural(count_of(r, "renamed_pins"), "pin") + ", " +
-           plural(count_of(r, "renamed_branches"), "branch") + ", " + plural(count_of(r, "rewritten_commits"), "commit") +
-           " rewritten";
-  if (c == "drop") {
-    std::string s = "dropped " + str_of(r, "bookmark") + ": " + plural(count_of(r, "abandoned"), "commit");
-    if (std::string left = str_of(r, "left_for"); !left.empty()) s += "; left for " + left;
-    return s;
-  }
-  return "";
+  using Summary = std::string (*)(const OpEntry&);
+  static const std::map<std::string, Summary, std::less<>> summaries = {
+      {"add", &summarize_add},
+      {"remove", &summarize_remove},
+      {"set", &summarize_set},
+      {"commit", &summarize_commit},
+      {"pull", &summarize_pull},
+      {"new", &summarize_new},
+      {"fork", &summarize_fork},
+      {"restore", &summarize_restore},
+      {"promote", &summarize_promote},
+      {"gc", &summarize_gc},
+      {"abandon", &summarize_abandon},
+      {"drop", &summarize_drop},
+      {"forget-workspace", &summarize_forget_workspace},
+      {"import", &summarize_import},
+      {"undo", &summarize_undo},
+      {"repair", &summarize_repair},
+      {"upgrade", &summarize_upgrade},
+  };
+  auto it = summaries.find(e.command);
+  return it == summaries.end() ? "" : it->second(e);
 }
 
 std::vector<OpsEntry> Repo::ops(std::size_t limit) {

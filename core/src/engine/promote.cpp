@@ -793,4 +793,13 @@ Json PromoteReport::to_json() const {
   return j;
 }
 
+// What `tether ops` says of a promote (ops.cpp's table).
+std::string summarize_promote(const OpEntry& e) {
+  const Json& r = e.result;
+  std::vector<std::string> keys = names_of(r.value("fast_forwarded", Json::object()));
+  for (const auto& k : names_of(r.value("merged", Json::object()))) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  return keys.empty() ? "nothing promoted" : "promoted " + join(keys);
+}
+
 }  // namespace tether::engine

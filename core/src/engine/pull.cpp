@@ -117,4 +117,13 @@ Json PullResult::to_json() const {
               {"pinned", pins}};
 }
 
+// What `tether ops` says of a pull (ops.cpp's table).
+std::string summarize_pull(const OpEntry& e) {
+  const Json& r = e.result;
+  if (r.contains("failed")) return summarize_commit(e);
+  std::string s = "pulled " + plural(count_of(r, "pinned"), "object");
+  std::string vc = str_of(r, "vcs_commit");
+  return vc.empty() ? s : s + " -> " + vc.substr(0, 12);
+}
+
 }  // namespace tether::engine

@@ -31,4 +31,9 @@ RemoveResult Repo::remove(const std::string& key) {
 
 Json RemoveResult::to_json() const { return Json{{"key", key}, {"kind", kind}}; }
 
+// What `tether ops` says of a remove (ops.cpp's table).
+std::string summarize_remove(const OpEntry& e) {
+  return str_of(e.result, "key") + (e.result.contains("created") ? " (created store)" : "");
+}
+
 }  // namespace tether::engine

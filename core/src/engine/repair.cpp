@@ -249,4 +249,10 @@ Json RepairResult::to_json() const {
   return Json{{"repinned", repinned}, {"reforked", reforked}, {"finished", finished}, {"failed", failed}, {"notes", notes}};
 }
 
+// What `tether ops` says of a repair (ops.cpp's table).
+std::string summarize_repair(const OpEntry& e) {
+  return "repinned " + std::to_string(count_of(e.result, "repinned")) + ", reforked " +
+         std::to_string(count_of(e.result, "reforked"));
+}
+
 }  // namespace tether::engine

@@ -248,4 +248,15 @@ RestoreResult Repo::apply_restore(const Plan& plan) {
 
 Json RestoreResult::to_json() const { return Json{{"from", from}, {"working_refs", working_refs}}; }
 
+// What `tether ops` says of a restore (ops.cpp's table).
+std::string summarize_restore(const OpEntry& e) {
+  const Json& r = e.result;
+  std::vector<std::string> keys = names_of(r.value("working_refs", Json::object()));
+  if (keys.empty()) {
+    keys = names_of(r.value("created", Json::array()));
+    for (const auto& k : names_of(r.value("reset", Json::array()))) keys.push_back(k);
+  }
+  return "restored " + join(keys) + " from " + str_of(r, "from_commit").substr(0, 12);
+}
+
 }  // namespace tether::engine

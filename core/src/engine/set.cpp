@@ -64,4 +64,18 @@ Json SetResult::to_json() const {
   return Json{{"changed", fields}, {"unchanged", unchanged}};
 }
 
+// What `tether ops` says of a set (ops.cpp's table).
+std::string summarize_set(const OpEntry& e) {
+  const Json& r = e.result;
+  std::vector<std::string> items;
+  if (auto c = r.find("changed"); c != r.end() && c->is_object())
+    for (const auto& [k, fields] : c->items()) {
+      std::string s = k + ":";
+      for (const auto& [f, v] : fields.items())
+        if (v.is_array() && v.size() == 2) s += " " + f + "=" + model::py_str(v[0]) + "->" + model::py_str(v[1]);
+      items.push_back(s);
+    }
+  return join(items);
+}
+
 }  // namespace tether::engine

@@ -814,4 +814,13 @@ Json UndoResult::to_json() const {
               {"skipped", skipped}};
 }
 
+// What `tether ops` says of an undo (ops.cpp's table).
+std::string summarize_undo(const OpEntry& e) {
+  const Json& r = e.result;
+  std::string s = "undid " + (e.undoes.is_string() ? e.undoes.get<std::string>() : std::string("?")) + ": " +
+                  str_of(r, "summary");
+  if (r.contains("failed")) s += " (failed: " + str_of(r, "failed") + ")";
+  return s;
+}
+
 }  // namespace tether::engine
