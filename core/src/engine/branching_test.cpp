@@ -12,7 +12,7 @@
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;
-using tether::engine::testing::has;
+using tether::testing::contains;
 
 namespace {
 
@@ -72,7 +72,7 @@ TEST_CASE("new decides a lazy fork; the first writable open creates it at the pi
   // A second open finds the branch: one fork in the journal.
   c.ds.open()->open_object("m", std::nullopt, std::nullopt);
   int forks = 0;
-  for (const auto& line : c.ds.op_log()) forks += has(line, "\"command\":\"fork\"");
+  for (const auto& line : c.ds.op_log()) forks += contains(line, "\"command\":\"fork\"");
   CHECK(forks == 1);
 }
 
@@ -103,9 +103,9 @@ TEST_CASE("new refuses to reset a branch holding unpinned writes unless told --d
   const std::string w1 = c.ds.advance("sys1", c.fork("x"));
   const auto log = c.ds.op_log();
   const std::string error = tether::testing::error_of([&] { join(c.ds, "x"); });
-  CHECK(has(error, "refusing to reset working branches with unpinned writes"));
-  CHECK(has(error, "m: " + c.fork("x") + " has writes since this workspace last committed"));
-  CHECK(has(error, "--discard"));
+  CHECK(contains(error, "refusing to reset working branches with unpinned writes"));
+  CHECK(contains(error, "m: " + c.fork("x") + " has writes since this workspace last committed"));
+  CHECK(contains(error, "--discard"));
   CHECK(c.ds.branches("sys1").at(c.fork("x")) == w1);
   CHECK(c.ds.op_log() == log);
   CHECK(c.ds.git({"branch", "--show-current"}) == "y");
@@ -127,7 +127,7 @@ TEST_CASE("restore puts a working branch back at a committed state") {
   r.keys = {"m"};
   r.from = "HEAD~1";
   const std::string error = tether::testing::error_of([&] { c.ds.open()->restore(r); });
-  CHECK(has(error, "--discard"));
+  CHECK(contains(error, "--discard"));
   CHECK(c.ds.branches("sys1").at(c.fork("x")) == w2);
 
   r.discard = true;

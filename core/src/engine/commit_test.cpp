@@ -16,7 +16,7 @@
 using namespace tether::engine;
 using tether::engine::testing::Dataset;
 using tether::engine::testing::FaultyVcs;
-using tether::engine::testing::has;
+using tether::testing::contains;
 
 namespace {
 
@@ -56,15 +56,15 @@ TEST_CASE("commit pins a memory object, records the pin and makes one git commit
   // The store holds the pin at the state committed; the committed manifest names it.
   CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{ref, "sys1:s0"}});
   const std::string manifest = ds.git({"show", "HEAD:.tether/objects/m.toml"});
-  CHECK(has(manifest, "ref = \"" + ref + "\""));
-  CHECK(has(manifest, "snapshot_id = \"sys1:s0\""));
+  CHECK(contains(manifest, "ref = \"" + ref + "\""));
+  CHECK(contains(manifest, "snapshot_id = \"sys1:s0\""));
   // The journal tells it: the pin before the VCS commit, then the end.
   const auto log = ds.op_log();
   REQUIRE(log.size() >= 3);
   std::size_t pin = 0, vcs = 0;
   for (std::size_t i = 0; i < log.size(); ++i) {
-    if (has(log[i], "\"action\":\"pin\"") && !pin) pin = i + 1;
-    if (has(log[i], "\"action\":\"vcs-commit\"") && !vcs) vcs = i + 1;
+    if (contains(log[i], "\"action\":\"pin\"") && !pin) pin = i + 1;
+    if (contains(log[i], "\"action\":\"vcs-commit\"") && !vcs) vcs = i + 1;
   }
   CHECK(pin > 0);
   CHECK(vcs > pin);
@@ -121,7 +121,7 @@ TEST_CASE("a commit the VCS refuses releases its pins and restores the manifests
   FaultyVcs* vcs = nullptr;
   auto repo = ds.open(failing_at("commit", &vcs));
   const std::string error = tether::testing::error_of([&] { repo->commit(message("second")); });
-  CHECK(has(error, "injected failure at commit"));
+  CHECK(contains(error, "injected failure at commit"));
   CHECK(vcs->reached() == 1);
   CHECK(ds.head() == head);
   CHECK(ds.tags("sys1") == tags);  // the second pin was cut, then released
@@ -129,7 +129,7 @@ TEST_CASE("a commit the VCS refuses releases its pins and restores the manifests
   const auto log = ds.op_log();
   const auto last = nlohmann::json::parse(log.back());
   CHECK(last["result"]["rolled_back"] == true);
-  CHECK(has(last["result"]["failed"].get<std::string>(), "injected failure at commit"));
+  CHECK(contains(last["result"]["failed"].get<std::string>(), "injected failure at commit"));
 
   // Nothing is left half done: the same commit goes through once the VCS does.
   const auto r = ds.open()->commit(message("second"));
@@ -146,8 +146,8 @@ TEST_CASE("commit under pin=record records the state and cuts no pin") {
   CHECK_FALSE(r.pinned.at("m"));  // recorded: no native ref
   CHECK(ds.tags("sys1").empty());
   const std::string manifest = ds.git({"show", "HEAD:.tether/objects/m.toml"});
-  CHECK(has(manifest, "snapshot_id = \"sys1:s0\""));
-  CHECK_FALSE(has(manifest, "[pin]"));
+  CHECK(contains(manifest, "snapshot_id = \"sys1:s0\""));
+  CHECK_FALSE(contains(manifest, "[pin]"));
 
   // Back to pin=native: the same state now gets its pin.
   ds.open()->set_policy({"m"}, false, std::nullopt, std::string("native"));
@@ -167,8 +167,8 @@ TEST_CASE("every time a commit writes comes from the dataset's clock") {
   };
   const auto r = ds.open(std::move(fixed))->commit(message("first"));
   CHECK(r.plan.created_at == "2026-01-01T00:00:00+00:00");
-  CHECK(has(ds.read(".tether/objects/m.toml"), "captured_at = \"2026-01-01T00:00:00.000250+00:00\""));
-  CHECK(has(ds.read(".tether/workspace.toml"), "2026-01-01T00:00:00.000250+00:00"));
+  CHECK(contains(ds.read(".tether/objects/m.toml"), "captured_at = \"2026-01-01T00:00:00.000250+00:00\""));
+  CHECK(contains(ds.read(".tether/workspace.toml"), "2026-01-01T00:00:00.000250+00:00"));
   const auto log = ds.op_log();
   std::size_t stamped = 0;
   for (const auto& line : log) {

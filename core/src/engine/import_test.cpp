@@ -10,7 +10,7 @@
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;
-using tether::engine::testing::has;
+using tether::testing::contains;
 
 namespace {
 
@@ -74,6 +74,6 @@ TEST_CASE("import refuses a row with an unsafe key and registers nothing") {
   tether::testing::TempDir src;
   const auto csv = src.file("bad.csv", "key,kind,uri\nok,memory,sys1\n../escape,memory,sys2\n");
   const std::string error = tether::testing::error_of([&] { import_from(ds, csv); });
-  CHECK(has(error, "../escape"));
+  CHECK(contains(error, "../escape"));
   CHECK(ds.open()->manifests().empty());
 }

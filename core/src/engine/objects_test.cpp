@@ -8,7 +8,7 @@
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;
-using tether::engine::testing::has;
+using tether::testing::contains;
 using tether::testing::error_of;
 
 namespace {
@@ -32,13 +32,13 @@ TEST_CASE("add registers without contacting the store; remove unregisters") {
   CHECK(added.maturity == "stable");
   CHECK(ds.branches("sys1").empty());  // the store was not asked anything
   const std::string manifest = ds.read(".tether/objects/raw/m.toml");
-  CHECK(has(manifest, "kind = \"memory\""));
-  CHECK(has(manifest, "system = \"sys1\""));
+  CHECK(contains(manifest, "kind = \"memory\""));
+  CHECK(contains(manifest, "system = \"sys1\""));
 
-  CHECK(has(error_of([&] { ds.open()->add(memory_object(ds, "raw/m", "sys2")); }), "raw/m"));
+  CHECK(contains(error_of([&] { ds.open()->add(memory_object(ds, "raw/m", "sys2")); }), "raw/m"));
   ds.open()->remove("raw/m");
   CHECK(ds.open()->manifests().empty());
-  CHECK(has(error_of([&] { ds.open()->remove("raw/m"); }), "raw/m"));
+  CHECK(contains(error_of([&] { ds.open()->remove("raw/m"); }), "raw/m"));
 }
 
 TEST_CASE("add refuses unsafe keys and unknown kinds, writing nothing") {
@@ -49,7 +49,7 @@ TEST_CASE("add refuses unsafe keys and unknown kinds, writing nothing") {
   }
   auto unknown = memory_object(ds, "k", "sys1");
   unknown.kind = "nosuchkind";
-  CHECK(has(error_of([&] { ds.open()->add(unknown); }), "nosuchkind"));
+  CHECK(contains(error_of([&] { ds.open()->add(unknown); }), "nosuchkind"));
   CHECK(ds.open()->manifests().empty());
 }
 

@@ -4,12 +4,13 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/testing/errors.hpp"
 #include "tether/engine/new.hpp"
 #include "tether/engine/promote.hpp"
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;
-using tether::engine::testing::has;
+using tether::testing::contains;
 
 namespace {
 
@@ -73,9 +74,9 @@ TEST_CASE("a refused object holds every other move: nothing lands, the trunk sta
   const auto log = b.ds.op_log().size();
   const auto r = promote(b.ds, "ff");
   REQUIRE(r.refused.count("b") == 1);
-  CHECK(has(r.refused.at("b"), "main moved since the fork"));
+  CHECK(contains(r.refused.at("b"), "main moved since the fork"));
   REQUIRE(r.held.count("a") == 1);
-  CHECK(has(r.held.at("a"), "held because b refused"));
+  CHECK(contains(r.held.at("a"), "held because b refused"));
   CHECK(r.fast_forwarded.empty());
   CHECK(b.main_of("sys1") == "sys1:s0");
   CHECK(b.main_of("sys2") == moved);

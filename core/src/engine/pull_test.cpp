@@ -4,12 +4,13 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/testing/errors.hpp"
 #include "tether/engine/pull.hpp"
 #include "tether/engine/new.hpp"
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;
-using tether::engine::testing::has;
+using tether::testing::contains;
 
 TEST_CASE("pull commits the heads that moved and nothing else") {
   Dataset ds;
@@ -30,9 +31,9 @@ TEST_CASE("pull commits the heads that moved and nothing else") {
   REQUIRE(r.vcs_commit);
   CHECK(ds.git({"rev-parse", "HEAD~1"}) == head0);
   CHECK(ds.git({"log", "-1", "--format=%s"}) == "pull main: 1 object");
-  CHECK(has(ds.read(".tether/objects/m.toml"), "snapshot_id = \"" + s1 + "\""));
+  CHECK(contains(ds.read(".tether/objects/m.toml"), "snapshot_id = \"" + s1 + "\""));
   bool journaled = false;
-  for (const auto& line : ds.op_log()) journaled |= has(line, "\"command\":\"pull\"");
+  for (const auto& line : ds.op_log()) journaled |= contains(line, "\"command\":\"pull\"");
   CHECK(journaled);
 }
 
@@ -50,6 +51,6 @@ TEST_CASE("pull on a bookmark commits its working branch") {
   const auto r = ds.open()->pull(std::nullopt, std::nullopt);
   CHECK(r.bookmark == "side");
   REQUIRE(r.committed.count("m") == 1);
-  CHECK(has(r.committed.at("m").second.dump(), w));
+  CHECK(contains(r.committed.at("m").second.dump(), w));
   CHECK(ds.git({"branch", "--show-current"}) == "side");
 }

@@ -13,7 +13,7 @@
 
 using namespace tether::engine;
 using tether::engine::testing::Dataset;
-using tether::engine::testing::has;
+using tether::testing::contains;
 
 namespace {
 
@@ -112,7 +112,7 @@ TEST_CASE("drop takes a bookmark's commits, branch, pins and working branches") 
 
   DropOptions trunk;
   trunk.bookmark = "main";
-  CHECK(has(tether::testing::error_of([&] { ds.open()->drop(trunk); }), "is the trunk bookmark"));
+  CHECK(contains(tether::testing::error_of([&] { ds.open()->drop(trunk); }), "is the trunk bookmark"));
 
   DropOptions o;
   o.bookmark = "try";

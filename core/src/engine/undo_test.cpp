@@ -13,7 +13,7 @@
 using namespace tether::engine;
 using tether::engine::testing::Dataset;
 using tether::engine::testing::FaultyVcs;
-using tether::engine::testing::has;
+using tether::testing::contains;
 using tether::testing::error_of;
 
 namespace {
@@ -34,7 +34,7 @@ UndoResult undo(const Dataset& ds, std::optional<std::string> op = std::nullopt,
 
 TEST_CASE("undo of a commit uncommits it, keeps its pin and is recorded once") {
   Dataset ds;
-  CHECK(has(error_of([&] { undo(ds); }), "nothing to undo"));
+  CHECK(contains(error_of([&] { undo(ds); }), "nothing to undo"));
   ds.add_memory("m", "sys1");
   commit(ds, "first");
   const std::string c1 = ds.head();
@@ -58,9 +58,9 @@ TEST_CASE("undo of a commit uncommits it, keeps its pin and is recorded once") {
   CHECK(ds.read(".tether/objects/m.toml") == manifest);  // a working-tree change again
   CHECK(ds.tags("sys1").count(pin2) == 1);                // pins are kept
 
-  CHECK(has(error_of([&] { undo(ds, r.undone); }), "was already undone by " + r.undo_id));
-  CHECK(has(error_of([&] { undo(ds, r.undo_id); }), "cannot undo 'undo'"));
-  CHECK(has(error_of([&] { undo(ds, std::string("000000000000")); }), "no operation '000000000000'"));
+  CHECK(contains(error_of([&] { undo(ds, r.undone); }), "was already undone by " + r.undo_id));
+  CHECK(contains(error_of([&] { undo(ds, r.undo_id); }), "cannot undo 'undo'"));
+  CHECK(contains(error_of([&] { undo(ds, std::string("000000000000")); }), "no operation '000000000000'"));
 
   // Committing again lands the same manifests and reuses the pin.
   const auto again = commit(ds, "second again");
@@ -86,7 +86,7 @@ TEST_CASE("an undo whose VCS step fails leaves the commit and the entry as they 
   s.wrap_vcs = [](std::unique_ptr<tether::vcs::VcsAdapter> real) -> std::unique_ptr<tether::vcs::VcsAdapter> {
     return std::make_unique<FaultyVcs>(std::move(real), "uncommit");
   };
-  CHECK(has(error_of([&] { undo(ds, std::nullopt, false, std::move(s)); }), "injected failure at uncommit"));
+  CHECK(contains(error_of([&] { undo(ds, std::nullopt, false, std::move(s)); }), "injected failure at uncommit"));
   CHECK(ds.head() == head);
   // Not recorded as undone: a plain undo afterwards still takes it back.
   const auto r = undo(ds);

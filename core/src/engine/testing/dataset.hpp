@@ -61,7 +61,4 @@ class Dataset {
   std::filesystem::path root_;
 };
 
-// Whether `s` contains `part` (doctest's CHECK reads better with it).
-inline bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
 }  // namespace tether::engine::testing
