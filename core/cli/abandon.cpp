@@ -15,7 +15,7 @@ int run_abandon(const Global& g, const AbandonOptions& o) {
   opt.revs = o.revs;
   opt.gc = o.gc;
   set_plan_options(opt, o.plan, "abandon");
-  auto r = repo->abandon(opt);
+  auto r = engine::abandon(*repo, opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   // The commits are abandoned either way; a bookmark left behind or a store gc could not
   // list makes it partial (exit 3).

@@ -45,7 +45,7 @@ engine::AddRequest add_request(const AddOptions& o) {
 int run_add(const Global& g, const AddOptions& o) {
   engine::AddRequest req = add_request(o);
   auto repo = open_repo();
-  auto r = repo->add(req);
+  auto r = engine::add(*repo, req);
   if (g.json) print_json(r.to_json());
   else out("added " + r.key + " (" + r.kind + (r.created ? ", created" : "") + ")" + (r.at ? " at " + *r.at : ""));
   // On stderr under --json too: JSON carries `created` and `maturity`, a log keeps the why.

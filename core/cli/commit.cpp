@@ -21,7 +21,7 @@ int run_commit(const Global& g, const CommitOptions& o) {
   opt.force = o.force;
   Progress progress("fingerprinting", !g.json);
   opt.progress = progress.callback();
-  auto r = repo->commit(opt);
+  auto r = engine::commit(*repo, opt);
   progress.finish();
   for (const auto& w : r.warnings) warning(w);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;

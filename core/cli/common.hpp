@@ -14,6 +14,10 @@
 #include "tether/engine/plan.hpp"  // std::optional<Plan> needs the whole type
 #include "tether/engine/repo.hpp"
 
+namespace tether::engine {
+struct GcReport;  // tether/engine/gc.hpp
+}
+
 namespace tether::cli {
 
 std::unique_ptr<engine::Repo> open_repo();

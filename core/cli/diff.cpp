@@ -13,7 +13,7 @@ namespace tether::cli {
 int run_diff(const Global& g, const DiffOptions& o) {
   auto repo = open_repo();
   Progress progress("diffing", !g.json);
-  auto r = repo->diff(o.revs, o.content, progress.callback());
+  auto r = engine::diff(*repo, o.revs, o.content, progress.callback());
   progress.finish();
   if (g.json) {
     print_json(r.to_json());

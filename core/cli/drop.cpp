@@ -18,7 +18,7 @@ int run_drop(const Global& g, const DropOptions& o) {
   if (o.no_dry_run && (o.plan.dry_run || o.plan.plan_file)) throw ConfigError("--no-dry-run cannot be combined with --dry-run or --plan");
   opt.saved = load_saved_plan(o.plan, "drop");
   opt.dry_run = !o.no_dry_run && !opt.saved;
-  auto r = repo->drop(opt);
+  auto r = engine::drop(*repo, opt);
   if (!r.applied) {
     PlanFlags shown = o.plan;
     shown.dry_run = true;

@@ -28,7 +28,7 @@ int run_export(const Global& g, const ExportOptions& o) {
   opt.workspace = o.workspace;
   Progress progress("export: commits", !g.json);
   opt.progress = progress.callback();
-  auto bundle = repo->export_bundle(opt);
+  auto bundle = engine::export_bundle(*repo, opt);
   progress.finish();
   std::size_t files = 1;
   if (o.format == "sqlite")

@@ -14,7 +14,7 @@ int run_forget_workspace(const Global& g, const ForgetWorkspaceOptions& o) {
   engine::ForgetWorkspaceOptions opt;
   opt.workspace = o.workspace;
   set_plan_options(opt, o.plan, "forget-workspace");
-  auto r = repo->forget_workspace(opt);
+  auto r = engine::forget_workspace(*repo, opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   int rc = r.failed.empty() ? 0 : (r.removed_files.empty() && !r.vcs ? kExitFailure : kExitPartial);
   if (g.json) {

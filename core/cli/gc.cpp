@@ -23,7 +23,7 @@ int run_gc(const Global& g, const GcOptions& o) {
   opt.dry_run = !o.no_dry_run && !opt.saved;
   Progress progress("listing pins", !g.json);
   opt.progress = progress.callback();
-  auto r = repo->gc(opt);
+  auto r = engine::gc(*repo, opt);
   progress.finish();
   if (!r.applied) {
     PlanFlags shown = o.plan;

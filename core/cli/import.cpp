@@ -20,7 +20,7 @@ int run_import(const Global& g, const ImportOptions& o) {
   opt.sync = o.sync;
   opt.cwd = std::filesystem::current_path();
   set_plan_options(opt, o.plan, "import");
-  auto r = repo->import_objects(opt);
+  auto r = engine::import_objects(*repo, opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {
     print_json(r.to_json());

@@ -9,7 +9,7 @@
 namespace tether::cli {
 
 int run_init(const Global& g, const InitOptions& o) {
-  auto r = engine::Repo::init(o.path);
+  auto r = engine::init(o.path);
   if (g.json) {
     print_json(r.to_json());
     return 0;

@@ -6,12 +6,13 @@
 #include "cli/common.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "tether/engine/log.hpp"
 
 namespace tether::cli {
 
 int run_log(const Global& g, const LogOptions& o) {
   auto repo = open_repo();
-  auto entries = repo->log(o.key, o.ref, o.limit);
+  auto entries = engine::log(*repo, o.key, o.ref, o.limit);
   if (g.json) {
     auto arr = nlohmann::json::array();
     for (const auto& e : entries) arr.push_back(nlohmann::json(e));

@@ -23,7 +23,7 @@ int run_new(const Global& g, const NewOptions& o) {
   set_plan_options(opt, o.plan, "new");
   Progress progress("forking", !g.json);
   opt.progress = progress.callback();
-  auto r = repo->new_workspace(opt);
+  auto r = engine::new_workspace(*repo, opt);
   progress.finish();
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {

@@ -13,7 +13,7 @@ int run_open(const Global& g, const OpenOptions& o) {
   std::optional<bool> writable;
   if (o.writable_flag) writable = true;
   if (o.read_only_flag) writable = false;
-  auto r = repo->open_object(o.key, o.rev, writable, o.with_password);
+  auto r = engine::open_object(*repo, o.key, o.rev, writable, o.with_password);
   if (g.json) {
     // The backend's own fields (an ATTACH statement, a path and sha, ...) under "handle".
     print_json(r.to_json());

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 int run_ops(const Global& g, const OpsOptions& o) {
   auto repo = open_repo();
-  auto entries = repo->ops(static_cast<std::size_t>(o.limit));
+  auto entries = engine::ops(*repo, static_cast<std::size_t>(o.limit));
   if (g.json) {
     json list = json::array();
     for (const auto& e : entries) list.push_back(e.to_json());

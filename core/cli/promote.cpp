@@ -18,7 +18,7 @@ int run_promote(const Global& g, const PromoteOptions& o) {
   opt.strategy = o.strategy;
   opt.message = o.message;
   set_plan_options(opt, o.plan, "promote");
-  auto r = repo->promote(opt);
+  auto r = engine::promote(*repo, opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   bool applied_any = !r.fast_forwarded.empty() || !r.merged.empty();
   int rc = 0;

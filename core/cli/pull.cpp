@@ -12,7 +12,7 @@ namespace tether::cli {
 int run_pull(const Global& g, const PullOptions& o) {
   auto repo = open_repo();
   Progress progress("reading heads", !g.json);
-  auto r = repo->pull(o.bookmark, o.message, progress.callback());
+  auto r = engine::pull(*repo, o.bookmark, o.message, progress.callback());
   progress.finish();
   if (g.json) {
     print_json(r.to_json());

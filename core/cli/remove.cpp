@@ -10,7 +10,7 @@ namespace tether::cli {
 
 int run_remove(const Global& g, const RemoveOptions& o) {
   auto repo = open_repo();
-  auto r = repo->remove(o.key);
+  auto r = engine::remove(*repo, o.key);
   if (g.json) print_json(r.to_json());
   else out("removed " + r.key);
   return 0;

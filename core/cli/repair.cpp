@@ -14,7 +14,7 @@ int run_repair(const Global& g, const RepairOptions& o) {
   engine::RepairOptions opt;
   opt.all_history = o.all_history;
   set_plan_options(opt, o.plan, "repair");
-  auto r = repo->repair(opt);
+  auto r = engine::repair(*repo, opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   int rc = r.failed.empty() ? kExitOk : kExitPartial;
   if (g.json) {

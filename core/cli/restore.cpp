@@ -15,7 +15,7 @@ int run_restore(const Global& g, const RestoreOptions& o) {
   opt.from = o.from;
   opt.discard = o.discard;
   set_plan_options(opt, o.plan, "restore");
-  auto r = repo->restore(opt);
+  auto r = engine::restore(*repo, opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   if (g.json) {
     print_json(r.to_json());

@@ -10,7 +10,7 @@ namespace tether::cli {
 
 int run_set(const Global& g, const SetOptions& o) {
   auto repo = open_repo();
-  auto r = repo->set_policy(o.keys, o.all, o.file_policy, o.pin_policy);
+  auto r = engine::set_policy(*repo, o.keys, o.all, o.file_policy, o.pin_policy);
   if (g.json) {
     print_json(r.to_json());
     return 0;

@@ -12,7 +12,7 @@ namespace tether::cli {
 int run_snapshot(const Global& g, const SnapshotOptions&) {
   auto repo = open_repo();
   Progress progress("fingerprinting", !g.json);
-  auto r = repo->snapshot(progress.callback());
+  auto r = engine::snapshot(*repo, progress.callback());
   progress.finish();
   if (g.json) {
     // {key: state}; objects that failed are reported on stderr.

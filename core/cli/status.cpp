@@ -33,7 +33,7 @@ std::string age(const std::optional<std::string>& iso) {
 int run_status(const Global& g, const StatusOptions& o) {
   auto repo = open_repo();
   Progress progress("fingerprinting", !g.json);
-  auto r = repo->status(o.snapshot, progress.callback());
+  auto r = engine::status(*repo, o.snapshot, progress.callback());
   progress.finish();
   if (g.json) {
     print_json(r.to_json());

@@ -16,7 +16,7 @@ int run_undo(const Global& g, const UndoOptions& o) {
   opt.discard = o.discard;
   set_plan_options(opt, o.plan, "undo");
   opt.saved_from = o.plan.from_plan.value_or("");
-  auto r = repo->undo(opt);
+  auto r = engine::undo(*repo, opt);
   if (show_plan(g, o.plan, *repo, r.plan)) return 0;
   int rc = r.irreversible.empty() ? kExitOk : kExitPartial;
   if (g.json) {

@@ -16,7 +16,7 @@ int run_verify(const Global& g, const VerifyOptions& o) {
   opt.deep = o.deep;
   Progress progress("verifying", !g.json);
   opt.progress = progress.callback();
-  auto result = repo->verify(opt);
+  auto result = engine::verify(*repo, opt);
   progress.finish();
   const auto& entries = result.entries;
   bool all_ok = result.ok();

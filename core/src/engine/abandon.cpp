@@ -24,31 +24,34 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
+static AbandonResult apply_abandon(Context& cx, const Plan& plan);
+static Plan plan_abandon(Context& cx, const AbandonOptions& opt);
+
 // ---- abandon -------------------------------------------------------------------------------
 
-Plan Repo::plan_abandon(const AbandonOptions& opt) {
+static Plan plan_abandon(Context& cx, const AbandonOptions& opt) {
   if (opt.revs.empty()) throw ConfigError("name the commit(s) to abandon");
   Plan plan;
   plan.command = "abandon";
-  plan.created_at = now_iso_seconds();
-  auto head = vcs_->head();
+  plan.created_at = now_iso_seconds(cx);
+  auto head = cx.vcs->head();
   if (!head) throw VcsError("there are no commits to abandon");
   std::vector<std::string> commits;
   for (const auto& rev : opt.revs) {
-    std::string c = vcs_->resolve(rev);
+    std::string c = cx.vcs->resolve(rev);
     if (std::find(commits.begin(), commits.end(), c) != commits.end()) continue;
-    if (!vcs_->is_ancestor(c, *head))
+    if (!cx.vcs->is_ancestor(c, *head))
       throw VcsError(short12(c) + " is not on the current branch; tether can only abandon commits of the checked-out history");
     vcs::HistoryQuery q;
     q.rev = c;
     q.limit = 1;
-    auto info = vcs_->history(q);
+    auto info = cx.vcs->history(q);
     if (info.empty() || info[0].parents.empty()) throw VcsError("cannot abandon the root commit " + short12(c));
     plan.actions.push_back({"abandon-commit", "", "", short12(c), info[0].summary, Json{{"commit", c}}});
     commits.push_back(c);
   }
   std::set<std::string> gone(commits.begin(), commits.end());
-  for (const auto& [b, c] : vcs_->bookmarks())
+  for (const auto& [b, c] : cx.vcs->bookmarks())
     if (gone.count(c)) plan.actions.push_back({"move-bookmark", "", "", b, "to its nearest kept ancestor", Json{{"from", c}}});
 
   // What gc would then release: the history without these commits (descendants keep their
@@ -56,7 +59,7 @@ Plan Repo::plan_abandon(const AbandonOptions& opt) {
   GcScope scope;
   scope.exclude_commits = gone;
   GcOptions g;
-  Plan preview = plan_gc(g, scope);
+  Plan preview = plan_gc(cx, g, scope);
   std::size_t n = 0;
   for (const auto& a : preview.actions)
     if (a.op == "unpin" || a.op == "delete-listing") {
@@ -73,11 +76,11 @@ Plan Repo::plan_abandon(const AbandonOptions& opt) {
 
   plan.context = Json{{"commits", commits},
                       {"gc", opt.gc},
-                      {"workspace_id", workspace_->workspace_id},
+                      {"workspace_id", cx.workspace->workspace_id},
                       {"vcs_head", *head},
-                      {"history_digest", vcs_->history_digest()}};
-  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
-                                "the plan belongs to checkout " + workspace_->short_id() + "; this is {observed}"});
+                      {"history_digest", cx.vcs->history_digest()}};
+  plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
+                                "the plan belongs to checkout " + cx.workspace->short_id() + "; this is {observed}"});
   plan.preconditions.push_back({"vcs_head", *head, "", Json::object(),
                                 "the checkout moved since the abandon plan was made (now at {observed})"});
   plan.preconditions.push_back({"history_digest", plan.context["history_digest"], "", Json::object(),
@@ -85,28 +88,28 @@ Plan Repo::plan_abandon(const AbandonOptions& opt) {
   return plan;
 }
 
-AbandonResult Repo::apply_abandon(const Plan& plan) {
-  auto lock_c = lock_checkout();
-  auto lock_r = lock_repository();
+static AbandonResult apply_abandon(Context& cx, const Plan& plan) {
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
   AbandonResult res;
   res.plan = plan;
   std::vector<std::string> commits = plan.context.at("commits").get<std::vector<std::string>>();
-  Json pre{{"vcs", vcs_position()}, {"workspace", model::workspace_to_toml(*workspace_)}};
-  const auto before = vcs_->bookmarks();
+  Json pre{{"vcs", vcs_position(cx)}, {"workspace", model::workspace_to_toml(*cx.workspace)}};
+  const auto before = cx.vcs->bookmarks();
   // First parents, for bookmarks left on an abandoned commit.
   std::map<std::string, std::string> first_parent;
   for (const auto& c : commits) {
     vcs::HistoryQuery q;
     q.rev = c;
     q.limit = 1;
-    auto info = vcs_->history(q);
+    auto info = cx.vcs->history(q);
     if (!info.empty() && !info[0].parents.empty()) first_parent[c] = info[0].parents[0];
   }
-  auto done = vcs_->abandon(commits, vcs_path(".tether/objects"));
+  auto done = cx.vcs->abandon(commits, vcs_path(cx, ".tether/objects"));
   res.abandoned = done.abandoned;
   res.rewritten = done.rewritten;
   std::set<std::string> gone(done.abandoned.begin(), done.abandoned.end());
-  auto now = vcs_->bookmarks();
+  auto now = cx.vcs->bookmarks();
   for (const auto& [b, old] : before) {
     auto it = now.find(b);
     if (it == now.end()) continue;
@@ -119,19 +122,19 @@ AbandonResult Repo::apply_abandon(const Plan& plan) {
     while (gone.count(target) && first_parent.count(target)) target = first_parent[target];
     if (auto r = done.rewritten.find(target); r != done.rewritten.end()) target = r->second;
     try {
-      vcs_->bookmark_set(b, target, old);
+      cx.vcs->bookmark_set(b, target, old);
       res.bookmarks_moved[b] = target;
     } catch (const std::exception& e) {
       res.failed[b] = std::string("could not be moved off the abandoned commit: ") + e.what();
     }
   }
-  reload();
+  reload(cx);
   GcOptions g;
-  res.gc_plan = plan_gc(g, GcScope{});
+  res.gc_plan = plan_gc(cx, g, GcScope{});
   Json unreferenced = Json::array();
   for (const auto& a : res.gc_plan.actions)
     if (a.op == "unpin") unreferenced.push_back(a.target);
-  OpLog oplog = op_log();
+  OpLog oplog = op_log(cx);
   std::string op_id = oplog.begin("abandon", pre);
   oplog.end(op_id, Json{{"abandoned", res.abandoned},
                         {"rewritten_commits", res.rewritten},
@@ -141,28 +144,29 @@ AbandonResult Repo::apply_abandon(const Plan& plan) {
   res.applied = true;
   // Applied also when only a store could not be listed, so that the report says so.
   if (plan.context.value("gc", false) && (res.gc_plan.writes() > 0 || res.gc_plan.context.contains("unreachable")))
-    res.gc = apply_gc(res.gc_plan, op_id);
+    res.gc = apply_gc(cx, res.gc_plan, op_id);
   return res;
 }
 
-AbandonResult Repo::abandon(const AbandonOptions& opt) {
-  auto lock_c = lock_checkout();
-  auto lock_r = lock_repository();
+AbandonResult abandon(Repo& repo, const AbandonOptions& opt) {
+  Context& cx = Context::of(repo);
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
   // A saved plan is planned again from the commits it records (they must still be abandonable:
   // on the checked-out history, not the root) and must come out the same.
   auto rederive = [&](const Plan& p) {
-    check_preconditions(p);
+    check_preconditions(cx, p);
     AbandonOptions again;
     again.gc = p.context.value("gc", false);
     if (auto c = p.context.find("commits"); c != p.context.end() && c->is_array())
       for (const auto& id : *c)
         if (id.is_string()) again.revs.push_back(id.get<std::string>());
     if (again.revs.empty()) throw StalePlanError("the saved abandon plan names no commit; re-run the plan");
-    require_rederived(p, plan_abandon(again));
+    require_rederived(p, plan_abandon(cx, again));
   };
   AbandonResult res = run_planned<AbandonResult>(
-      opt.saved, opt.dry_run, rederive, [&] { return plan_abandon(opt); },
-      [&](const Plan& p) { return apply_abandon(p); });
+      opt.saved, opt.dry_run, rederive, [&] { return plan_abandon(cx, opt); },
+      [&](const Plan& p) { return apply_abandon(cx, p); });
   res.gc_unreachable = plan_unreachable(res.gc_plan);
   return res;
 }

@@ -33,15 +33,16 @@ std::optional<std::string> local_path_of(const std::string& v, const std::vector
 
 }  // namespace
 
-AddResult Repo::add(const AddRequest& req) {
+AddResult add(Repo& repo, const AddRequest& req) {
+  Context& cx = Context::of(repo);
   model::validate_key(req.key);
-  std::string file = req.file_policy.value_or(config_.default_file);
-  std::string pin = req.pin_policy.value_or(config_.default_pin);
+  std::string file = req.file_policy.value_or(cx.config.default_file);
+  std::string pin = req.pin_policy.value_or(cx.config.default_pin);
   check_policy("file", file);
   check_policy("pin", pin);
-  auto lock = lock_checkout();
-  if (manifests_.count(req.key)) throw ConfigError("object already exists: " + req.key);
-  auto& b = backend(req.kind);
+  auto lock = lock_checkout(cx);
+  if (cx.manifests.count(req.key)) throw ConfigError("object already exists: " + req.key);
+  auto& b = cx.backend(req.kind);
   const auto& desc = b.description();
 
   model::ObjectManifest m;
@@ -63,19 +64,19 @@ AddResult Repo::add(const AddRequest& req) {
 
   AddResult res{req.key, req.kind, std::nullopt, false, desc.maturity};
   if (m.locator.contains("at") && m.locator["at"].is_string()) res.at = m.locator["at"].get<std::string>();
-  Json pre{{"objects", Json{{req.key, nullptr}}}, {"workspace", model::workspace_to_toml(*workspace_)}};
+  Json pre{{"objects", Json{{req.key, nullptr}}}, {"workspace", model::workspace_to_toml(*cx.workspace)}};
   if (req.create) {
     if (!(b.capabilities() & sdk::kCreate)) throw CapabilityError(req.kind + " backend cannot create a store", req.key);
-    b.create(m.locator, dataset_id_, req.key);
+    b.create(m.locator, cx.dataset_id, req.key);
     m.origin = "created";
     res.created = true;
   }
   Json result{{"key", req.key}};
   if (res.created) result["created"] = Json{{"kind", req.kind}, {"locator", m.locator}};
   res.locator = m.locator;
-  register_object(std::move(m));
-  write_workspace();
-  log_op("add", pre, result);
+  register_object(cx, std::move(m));
+  write_workspace(cx);
+  log_op(cx, "add", pre, result);
   return res;
 }
 

@@ -31,36 +31,38 @@ bool has_at(const Json& locator) {
 
 // ---- shared checks -------------------------------------------------------------------------
 
-Json Repo::vcs_position() const {
-  auto head = vcs_->head();
-  auto branch = vcs_->current_branch();
-  return Json{{"kind", vcs_->kind()},
+Json vcs_position(const Context& cx) {
+  auto head = cx.vcs->head();
+  auto branch = cx.vcs->current_branch();
+  return Json{{"kind", cx.vcs->kind()},
               {"id", head ? Json(*head) : Json(nullptr)},
               {"commit", head ? Json(*head) : Json(nullptr)},
               {"branch", branch ? Json(*branch) : Json(nullptr)}};
 }
 
 void Repo::require_persisted_workspace() {
-  if (!model::checkout_entry_exists(tether_dir() / "workspace.toml")) write_workspace();
+  Context& cx = Context::of(*this);
+  if (!model::checkout_entry_exists(tether_dir(cx) / "workspace.toml")) write_workspace(cx);
 }
 
 std::vector<std::string> Repo::stale_keys() const {
-  if (on_trunk()) return {};  // the trunk's branches are the upstream ones: nothing to go stale
+  const Context& cx = Context::of(*this);
+  if (on_trunk(cx)) return {};  // the trunk's branches are the upstream ones: nothing to go stale
   std::set<std::string> keys;
-  for (const auto& [k, r] : workspace_->working_refs) keys.insert(k);
-  for (const auto& [k, r] : workspace_->pending_forks) keys.insert(k);
+  for (const auto& [k, r] : cx.workspace->working_refs) keys.insert(k);
+  for (const auto& [k, r] : cx.workspace->pending_forks) keys.insert(k);
   std::vector<std::string> stale;
   for (const auto& k : keys) {
-    auto m = manifests_.find(k);
-    if (m == manifests_.end() || !m->second.state) continue;
-    auto base = workspace_->base_states.find(k);
-    if (base == workspace_->base_states.end()) {
+    auto m = cx.manifests.find(k);
+    if (m == cx.manifests.end() || !m->second.state) continue;
+    auto base = cx.workspace->base_states.find(k);
+    if (base == cx.workspace->base_states.end()) {
       stale.push_back(k);
       continue;
     }
     bool same = false;
     try {
-      same = host_->get(m->second.kind).same(base->second, *m->second.state);
+      same = cx.host->get(m->second.kind).same(base->second, *m->second.state);
     } catch (const std::exception&) {
       same = base->second == *m->second.state;
     }
@@ -70,12 +72,13 @@ std::vector<std::string> Repo::stale_keys() const {
 }
 
 std::vector<std::string> Repo::bookmark_drift() {
-  if (!workspace_->bookmark) return {};
-  const std::string& b = *workspace_->bookmark;
-  const std::string trunk = config_.trunk();
-  auto bms = vcs_->bookmarks();
-  auto cur = vcs_->current_branch();
-  auto here = vcs_->current_bookmark();
+  Context& cx = Context::of(*this);
+  if (!cx.workspace->bookmark) return {};
+  const std::string& b = *cx.workspace->bookmark;
+  const std::string trunk = cx.config.trunk();
+  auto bms = cx.vcs->bookmarks();
+  auto cur = cx.vcs->current_branch();
+  auto here = cx.vcs->current_bookmark();
   if (!bms.count(b)) {
     if (cur && *cur == b) return {};  // an unborn branch: nothing committed yet
     if (here && *here != trunk)
@@ -88,21 +91,21 @@ std::vector<std::string> Repo::bookmark_drift() {
   if (!cur || *cur != b)
     return {"the working copy has left bookmark '" + b + "' (now on " + (here ? "'" + *here + "'" : std::string("no bookmark")) +
             "); `tether new " + b + "` returns to it, `tether new` works where you are"};
-  if (b == trunk || workspace_->working_refs.empty()) return {};
+  if (b == trunk || cx.workspace->working_refs.empty()) return {};
   std::map<std::string, model::ObjectManifest> at;
   try {
-    at = manifests_at(bms[b]);
+    at = manifests_at(cx, bms[b]);
   } catch (const std::exception&) {
     return {};
   }
   std::vector<std::string> moved;
-  for (const auto& [k, ref] : workspace_->working_refs) {
+  for (const auto& [k, ref] : cx.workspace->working_refs) {
     auto m = at.find(k);
-    auto base = workspace_->base_states.find(k);
-    if (m == at.end() || !m->second.state || base == workspace_->base_states.end()) continue;
+    auto base = cx.workspace->base_states.find(k);
+    if (m == at.end() || !m->second.state || base == cx.workspace->base_states.end()) continue;
     bool same = base->second == *m->second.state;
     try {
-      same = backend(m->second.kind).same(base->second, *m->second.state);
+      same = cx.backend(m->second.kind).same(base->second, *m->second.state);
     } catch (const std::exception&) {
     }
     if (!same) moved.push_back(k);
@@ -113,39 +116,39 @@ std::vector<std::string> Repo::bookmark_drift() {
           "` resets them onto the pins there (refused while they hold unpinned writes; --discard to drop those)"};
 }
 
-void Repo::check_not_stale() {
-  auto stale = stale_keys();
+void check_not_stale(Context& cx) {
+  auto stale = cx.stale_keys();
   if (stale.empty()) return;
   throw StaleWorkingCopyError("working copy is stale: the committed state of " + join(stale) +
                               " changed since this workspace forked; run `tether new` to refork before writing");
 }
 
-void Repo::check_on_bookmark() {
-  if (!workspace_->bookmark) return;
-  const std::string& b = *workspace_->bookmark;
-  auto current = vcs_->current_branch();
+void check_on_bookmark(Context& cx) {
+  if (!cx.workspace->bookmark) return;
+  const std::string& b = *cx.workspace->bookmark;
+  auto current = cx.vcs->current_branch();
   if (current && *current == b) return;  // also an unborn branch HEAD is on
-  auto bookmarks = vcs_->bookmarks();
+  auto bookmarks = cx.vcs->bookmarks();
   if (!bookmarks.count(b))
     throw StaleWorkingCopyError("bookmark '" + b + "' no longer exists; `tether new -b " + b +
                                 "` recreates it, `tether new NAME` joins another");
-  auto here = vcs_->current_bookmark();
+  auto here = cx.vcs->current_bookmark();
   throw StaleWorkingCopyError("the working copy is not on bookmark '" + b + "' (it moved to " +
                               (here ? "'" + *here + "'" : std::string("no bookmark")) + "); run `tether new " + b +
                               "` to return, or `tether new` to work where you are");
 }
 
-std::map<std::string, std::string> Repo::other_workspaces() const {
+std::map<std::string, std::string> other_workspaces(const Context& cx) {
   std::map<std::string, std::string> out;
   std::error_code ec;
-  fs::path mine = fs::weakly_canonical(vcs_->root(), ec);
-  for (const auto& root : vcs_->workspace_roots()) {
+  fs::path mine = fs::weakly_canonical(cx.vcs->root(), ec);
+  for (const auto& root : cx.vcs->workspace_roots()) {
     fs::path r = fs::weakly_canonical(root, ec);
     if (r == mine) continue;
-    fs::path dir = vcs_->rel().empty() ? r : r / vcs_->rel();
+    fs::path dir = cx.vcs->rel().empty() ? r : r / cx.vcs->rel();
     try {
       auto ws = model::read_workspace(model::tether_path(dir, "workspace.toml"));
-      if (!ws || ws->workspace_id == workspace_->workspace_id) continue;
+      if (!ws || ws->workspace_id == cx.workspace->workspace_id) continue;
       out[ws->workspace_id] = ws->bookmark.value_or("");
     } catch (const std::exception&) {
       // An unreadable workspace file is skipped: it cannot hold a bookmark we could honour.
@@ -154,9 +157,9 @@ std::map<std::string, std::string> Repo::other_workspaces() const {
   return out;
 }
 
-sdk::Source Repo::checked_source(const model::ObjectManifest& m) {
-  auto& b = backend(m.kind);
-  uint32_t caps = effective_capabilities(m);
+sdk::Source checked_source(Context& cx, const model::ObjectManifest& m) {
+  auto& b = cx.backend(m.kind);
+  uint32_t caps = cx.effective_capabilities(m);
   if (!m.state) throw TetherError(model::py_repr(m.key) + " has no committed state");
   if (m.pin && (caps & sdk::kPin)) {
     auto rep = b.verify(m.locator, *m.state, *m.pin, false, m.key);

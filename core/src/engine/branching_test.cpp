@@ -25,7 +25,7 @@ struct Committed {
     auto repo = ds.open();
     CommitOptions o;
     o.message = "first";
-    repo->commit(o);
+    tether::engine::commit(*repo, o);
     id = repo->dataset_id();
   }
   std::string fork(const std::string& bookmark) const { return "tether.ws." + id + "." + bookmark; }
@@ -38,7 +38,7 @@ NewResult start(const Dataset& ds, const std::string& bookmark, std::optional<bo
   o.eager = eager;
   o.dry_run = dry_run;
   o.discard = discard;
-  return ds.open()->new_workspace(o);
+  return tether::engine::new_workspace(*ds.open(), o);
 }
 
 // `tether new NAME`: back onto an existing bookmark.
@@ -47,7 +47,7 @@ NewResult join(const Dataset& ds, const std::string& bookmark, bool discard = fa
   o.rev = bookmark;
   o.discard = discard;
   o.eager = true;
-  return ds.open()->new_workspace(o);
+  return tether::engine::new_workspace(*ds.open(), o);
 }
 
 }  // namespace
@@ -63,14 +63,14 @@ TEST_CASE("new decides a lazy fork; the first writable open creates it at the pi
   CHECK(c.ds.branches("sys1").count(c.fork("x")) == 0);  // decided, not created
 
   auto repo = c.ds.open();
-  const auto handle = repo->open_object("m", std::nullopt, std::nullopt);
+  const auto handle = tether::engine::open_object(*repo, "m", std::nullopt, std::nullopt);
   CHECK_FALSE(handle.read_only);
   CHECK(handle.display == "memory://sys1/" + c.fork("x"));
   CHECK(c.ds.branches("sys1").at(c.fork("x")) == "sys1:s0");
   CHECK(repo->workspace().working_refs.at("m") == c.fork("x"));
   CHECK(repo->workspace().pending_forks.empty());
   // A second open finds the branch: one fork in the journal.
-  c.ds.open()->open_object("m", std::nullopt, std::nullopt);
+  tether::engine::open_object(*c.ds.open(), "m", std::nullopt, std::nullopt);
   int forks = 0;
   for (const auto& line : c.ds.op_log()) forks += contains(line, "\"command\":\"fork\"");
   CHECK(forks == 1);
@@ -126,12 +126,12 @@ TEST_CASE("restore puts a working branch back at a committed state") {
   RestoreOptions r;
   r.keys = {"m"};
   r.from = "HEAD~1";
-  const std::string error = tether::testing::error_of([&] { c.ds.open()->restore(r); });
+  const std::string error = tether::testing::error_of([&] { tether::engine::restore(*c.ds.open(), r); });
   CHECK(contains(error, "--discard"));
   CHECK(c.ds.branches("sys1").at(c.fork("x")) == w2);
 
   r.discard = true;
-  const auto done = c.ds.open()->restore(r);
+  const auto done = tether::engine::restore(*c.ds.open(), r);
   CHECK(done.applied);
   CHECK(c.ds.branches("sys1").at(c.fork("x")) == "sys1:s0");
 }

@@ -35,42 +35,43 @@ namespace {
 }
 }  // namespace
 
-CommitResult Repo::commit(const CommitOptions& opt) {
-  auto lock = lock_checkout();
+CommitResult commit(Repo& repo, const CommitOptions& opt) {
+  Context& cx = Context::of(repo);
+  auto lock = lock_checkout(cx);
   std::unique_ptr<Lock> repo_lock;
-  if (!opt.dry_run && !opt.no_vcs) repo_lock = lock_repository();
+  if (!opt.dry_run && !opt.no_vcs) repo_lock = lock_repository(cx);
   if (opt.saved) {
     Plan saved = *opt.saved;
     if (!opt.message.empty()) saved.context["message"] = opt.message;  // -m overrides the saved message
-    CommitResult res = apply_commit(saved, /*verify=*/true, "commit", opt.progress);
+    CommitResult res = apply_commit(cx, saved, /*verify=*/true, "commit", opt.progress);
     return res;
   }
   std::vector<std::string> unchanged;
-  Plan plan = plan_commit(opt, std::nullopt, unchanged);
+  Plan plan = plan_commit(cx, opt, std::nullopt, unchanged);
   if (opt.dry_run) {
     CommitResult res;
     res.plan = std::move(plan);
     res.unchanged = std::move(unchanged);
     return res;
   }
-  return apply_commit(plan, /*verify=*/false, "commit", opt.progress);
+  return apply_commit(cx, plan, /*verify=*/false, "commit", opt.progress);
 }
 
-Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<std::string, Json>>& fetched,
-                       std::vector<std::string>& unchanged) {
+Plan plan_commit(Context& cx, const CommitOptions& opt, const std::optional<std::map<std::string, Json>>& fetched,
+                 std::vector<std::string>& unchanged) {
   Plan plan;
   plan.command = "commit";
-  plan.created_at = now_iso_seconds();
+  plan.created_at = now_iso_seconds(cx);
 
   // 1. The states to record.
-  auto moving = moving_keys();
+  auto moving = moving_keys(cx);
   std::map<std::string, Json> states;
   if (fetched) {
     states = *fetched;
   } else if (opt.no_snapshot) {
-    for (const auto& [k, s] : workspace_->last_snapshot) states[k] = s;
+    for (const auto& [k, s] : cx.workspace->last_snapshot) states[k] = s;
   } else {
-    auto snap = fingerprint_keys(moving, /*upstream=*/false, opt.progress);
+    auto snap = fingerprint_keys(cx, moving, /*upstream=*/false, opt.progress);
     if (!snap.errors.empty()) {
       std::vector<std::string> errors;
       for (const auto& [k, e] : snap.errors) errors.push_back(e);
@@ -82,10 +83,10 @@ Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<st
   if (!opt.force) {
     std::vector<std::string> busy;
     for (const auto& k : moving) {
-      const auto& m = manifests_.at(k);
-      if (!(effective_capabilities(m) & sdk::kNeedsQuiescence)) continue;
+      const auto& m = cx.manifests.at(k);
+      if (!(cx.effective_capabilities(m) & sdk::kNeedsQuiescence)) continue;
       try {
-        backend(m.kind).check_quiescence(m.locator, working_ref(k), k);
+        cx.backend(m.kind).check_quiescence(m.locator, working_ref(cx, k), k);
       } catch (const BackendError& e) {
         busy.push_back(e.what());
       }
@@ -93,33 +94,33 @@ Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<st
     if (!busy.empty()) throw_failures("are being written to", busy);
   }
   // Objects that do not move keep their committed state (a pull's fetched heads win).
-  for (const auto& [k, m] : manifests_)
+  for (const auto& [k, m] : cx.manifests)
     if (m.state && std::find(moving.begin(), moving.end(), k) == moving.end() && (!fetched || !states.count(k)))
       states[k] = *m.state;
 
-  std::string mhash = model::manifest_hash(manifests_);
+  std::string mhash = model::manifest_hash(cx.manifests);
   Json states_j = Json::object();
   for (const auto& [k, v] : states) states_j[k] = v;
   plan.context = Json{{"message", opt.message},   {"manifest_hash", mhash},
-                      {"states", states_j},       {"workspace_id", workspace_->workspace_id},
+                      {"states", states_j},       {"workspace_id", cx.workspace->workspace_id},
                       {"pull", fetched.has_value()}, {"no_vcs", opt.no_vcs}};
-  std::string here = workspace_->bookmark ? *workspace_->bookmark : "no bookmark";
-  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+  std::string here = cx.workspace->bookmark ? *cx.workspace->bookmark : "no bookmark";
+  plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
                                 "this commit plan was made in another checkout; re-run the plan here"});
-  plan.preconditions.push_back({"workspace_bookmark", workspace_->bookmark ? Json(*workspace_->bookmark) : Json(nullptr), "",
+  plan.preconditions.push_back({"workspace_bookmark", cx.workspace->bookmark ? Json(*cx.workspace->bookmark) : Json(nullptr), "",
                                 Json::object(),
                                 "this commit plan was made on " + here + "; the checkout is on {observed} now; re-run the plan"});
   plan.preconditions.push_back({"manifest_hash", mhash, "", Json::object(), "manifests changed since the plan was made; re-run the plan"});
 
   // 2. Per object: unchanged, pin, or record.
-  for (const auto& [key, m] : manifests_) {
+  for (const auto& [key, m] : cx.manifests) {
     auto st = states.find(key);
     if (st == states.end()) {
       plan.notes.push_back(key + ": no fingerprint; skipped");
       continue;
     }
-    auto& b = backend(m.kind);
-    uint32_t caps = effective_capabilities(m);
+    auto& b = cx.backend(m.kind);
+    uint32_t caps = cx.effective_capabilities(m);
     bool pinnable = caps & sdk::kPin;
     if (m.state && b.same(*m.state, st->second)) {
       if (m.pin.has_value() == pinnable) {
@@ -140,7 +141,7 @@ Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<st
                               Json{{"state", st->second}, {"recoverable", false}}});
     } else if (pinnable) {
       Json identity = b.identity(m.locator, key);
-      std::string id = model::pin_id(dataset_id_, m.kind, identity, b.content_state(st->second));
+      std::string id = model::pin_id(cx.dataset_id, m.kind, identity, b.content_state(st->second));
       plan.actions.push_back({"pin", key, m.kind, model::pin_ref(id), "native ref at " + shortst,
                               Json{{"state", st->second}, {"pin_id", id}}});
     } else {
@@ -152,7 +153,7 @@ Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<st
     }
   }
   if (!plan.actions.empty() && !opt.no_vcs)
-    plan.actions.push_back({"vcs-commit", "", "", "", vcs_->kind() + " commit: " + model::py_repr(opt.message), Json::object()});
+    plan.actions.push_back({"vcs-commit", "", "", "", cx.vcs->kind() + " commit: " + model::py_repr(opt.message), Json::object()});
   return plan;
 }
 
@@ -160,8 +161,8 @@ Plan Repo::plan_commit(const CommitOptions& opt, const std::optional<std::map<st
 // start, cut and record the pins, write the manifests and listings, commit the VCS, then move
 // the workspace onto the committed states and close the journal entry. Until the VCS commit
 // lands, a failing stage rolls back what the earlier ones did (roll_back).
-struct Repo::Committer {
-  Repo& repo;
+struct Committer {
+  Context& cx;
   const Plan& plan;
   const bool verify;
   const std::string& op_name;
@@ -178,17 +179,17 @@ struct Repo::Committer {
   std::vector<std::pair<const PlanAction*, sdk::Pin>> created;
   std::vector<std::string> written_listings;
 
-  Committer(Repo& r, const Plan& p, bool v, const std::string& op, const ProgressFn& pr)
-      : repo(r), plan(p), verify(v), op_name(op), progress(pr), message(p.context.value("message", std::string())),
-        no_vcs(p.context.value("no_vcs", false)), oplog(r.op_log()) {}
+  Committer(Context& r, const Plan& p, bool v, const std::string& op, const ProgressFn& pr)
+      : cx(r), plan(p), verify(v), op_name(op), progress(pr), message(p.context.value("message", std::string())),
+        no_vcs(p.context.value("no_vcs", false)), oplog(op_log(r)) {}
 
   CommitResult run() {
     res.plan = plan;
     if (verify) check_saved_plan();
     for (const auto& n : plan.notes)
       if (n.size() > 11 && n.compare(n.size() - 11, 11, ": unchanged") == 0) res.unchanged.push_back(n.substr(0, n.size() - 11));
-    repo.check_not_stale();
-    if (!no_vcs) repo.check_on_bookmark();
+    check_not_stale(cx);
+    if (!no_vcs) check_on_bookmark(cx);
     if (!anything_to_do()) return std::move(res);  // no op logged
 
     // Journal first, so a crash leaves a record of what was started.
@@ -201,10 +202,10 @@ struct Repo::Committer {
       commit_vcs();
     } catch (const std::exception& e) {
       roll_back(e.what());
-      repo.reload();
+      reload(cx);
       throw;
     }
-    repo.reload();
+    reload(cx);
     update_workspace();
     end_journal();
     res.applied = true;
@@ -213,32 +214,32 @@ struct Repo::Committer {
 
   // A saved plan: its preconditions hold and the planned states are still what the systems hold.
   void check_saved_plan() {
-    repo.check_preconditions(plan);
+    check_preconditions(cx, plan);
     std::vector<std::string> keys;
     for (const auto& a : plan.actions) {
       if (a.key.empty()) continue;
-      if (!repo.manifests_.count(a.key)) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
+      if (!cx.manifests.count(a.key)) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
       keys.push_back(a.key);
     }
-    auto moving = repo.moving_keys();
+    auto moving = moving_keys(cx);
     std::vector<std::string> live;
     for (const auto& k : keys)
       if (std::find(moving.begin(), moving.end(), k) != moving.end()) live.push_back(k);
-    auto snap = repo.fingerprint_keys(live, /*upstream=*/false, progress);
+    auto snap = fingerprint_keys(cx, live, /*upstream=*/false, progress);
     for (const auto& a : plan.actions) {
       if (a.key.empty()) continue;
       auto it = snap.states.find(a.key);
       if (it == snap.states.end()) {
         if (auto e = snap.errors.find(a.key); e != snap.errors.end()) throw TetherError(e->second);
         // Not moving: tether records its committed state (a policy change), nothing the file says.
-        const auto& m = repo.manifests_.at(a.key);
-        if (!plan.context.value("pull", false) && (!m.state || !repo.backend(m.kind).same(*m.state, a.params["state"])))
+        const auto& m = cx.manifests.at(a.key);
+        if (!plan.context.value("pull", false) && (!m.state || !cx.backend(m.kind).same(*m.state, a.params["state"])))
           throw StalePlanError("the saved commit plan records " + model::py_repr(a.key) + " at " +
                                model::short_state(a.params["state"]) + ", which is neither its committed state nor what "
                                "its store holds; re-run the plan");
         continue;
       }
-      if (!repo.backend(a.kind).same(it->second, a.params["state"]))
+      if (!cx.backend(a.kind).same(it->second, a.params["state"]))
         throw StalePlanError(model::py_repr(a.key) + " changed since the plan was made (" + model::short_state(a.params["state"]) +
                              " -> " + model::short_state(it->second) + "); re-run the plan");
     }
@@ -246,8 +247,8 @@ struct Repo::Committer {
 
   // An object action, or manifests the VCS would commit.
   bool anything_to_do() {
-    const std::vector<std::string> paths = repo.vcs_paths();
-    bool manifests_dirty = !no_vcs && repo.vcs_->is_dirty(paths);
+    const std::vector<std::string> paths = vcs_paths(cx);
+    bool manifests_dirty = !no_vcs && cx.vcs->is_dirty(paths);
     bool object_actions = false;
     for (const auto& a : plan.actions)
       if (a.op != "vcs-commit") object_actions = true;
@@ -259,12 +260,12 @@ struct Repo::Committer {
   void begin_journal() {
     for (const auto& a : plan.actions) {
       if (a.key.empty()) continue;
-      auto text = model::read_checkout_file(model::manifest_path(repo.objects_dir(), a.key));
+      auto text = model::read_checkout_file(model::manifest_path(objects_dir(cx), a.key));
       pre_objects[a.key] = text ? Json(*text) : Json(nullptr);
     }
-    Json pre{{"vcs", repo.vcs_position()},
+    Json pre{{"vcs", vcs_position(cx)},
              {"objects", pre_objects},
-             {"workspace", model::workspace_to_toml(*repo.workspace_)}};
+             {"workspace", model::workspace_to_toml(*cx.workspace)}};
     op_id = oplog.begin(op_name, pre);
   }
 
@@ -275,8 +276,8 @@ struct Repo::Committer {
       if (a.op == "pin" && seen.insert(a.params["pin_id"].get<std::string>()).second) pin_actions.push_back(&a);
     pinned = fan_out<sdk::Pin>(pin_actions.size(), [&](std::size_t i) {
       const PlanAction& a = *pin_actions[i];
-      const auto& m = repo.manifests_.at(a.key);
-      return repo.backend(a.kind).pin(m.locator, a.params["state"], a.params["pin_id"].get<std::string>(), a.key);
+      const auto& m = cx.manifests.at(a.key);
+      return cx.backend(a.kind).pin(m.locator, a.params["state"], a.params["pin_id"].get<std::string>(), a.key);
     });
   }
 
@@ -291,7 +292,7 @@ struct Repo::Committer {
         cut[a.params["pin_id"].get<std::string>()] = p;
         if (p.created) {
           created.emplace_back(&a, p);
-          if (auto err = repo.pin_index().claim(repo.dataset_id_, a.kind, p.id); err && res.warnings.empty())
+          if (auto err = pin_index(cx).claim(cx.dataset_id, a.kind, p.id); err && res.warnings.empty())
             res.warnings.push_back("could not record " + a.key + "'s pin in the pinned index (gc will treat it as another "
                                    "clone's): " + *err);
         }
@@ -307,7 +308,7 @@ struct Repo::Committer {
   void write_manifests() {
     for (const auto& a : plan.actions) {
       if (a.op == "vcs-commit") continue;
-      const auto& m = repo.manifests_.at(a.key);
+      const auto& m = cx.manifests.at(a.key);
       Json state = a.params["state"];
       std::optional<sdk::Pin> pin;
       bool recoverable = true;
@@ -319,26 +320,26 @@ struct Repo::Committer {
         if (recoverable) res.pinned[a.key] = std::nullopt;
         else res.unrecoverable.push_back(a.key);
       }
-      auto updated = m.with_pin(state, pin, recoverable, repo.now_iso());
+      auto updated = m.with_pin(state, pin, recoverable, now_iso(cx));
       if (plan.context.value("pull", false)) updated.locator.erase("at");  // pulled to the branch head
-      auto& b = repo.backend(m.kind);
-      if (repo.effective_capabilities(m) & sdk::kDiff) {
+      auto& b = cx.backend(m.kind);
+      if (cx.effective_capabilities(m) & sdk::kDiff) {
         if (auto text = b.listing(m.locator, state, a.key)) {
           const std::string name = model::listing_name(m.kind, b.identity(m.locator, a.key), b.content_state(state));
-          const auto p = repo.tether_dir() / "listings" / name;
+          const auto p = tether_dir(cx) / "listings" / name;
           if (!model::checkout_entry_exists(p)) {  // content-addressed, write-once
             model::write_checkout_file(p, *text);
             written_listings.push_back(name);
           }
         }
       }
-      model::write_manifest(repo.objects_dir(), updated);
+      model::write_manifest(objects_dir(cx), updated);
     }
   }
 
   void commit_vcs() {
     if (no_vcs) return;
-    res.vcs_commit = repo.vcs_->commit(repo.vcs_paths(), message);
+    res.vcs_commit = cx.vcs->commit(vcs_paths(cx), message);
     if (res.vcs_commit) oplog.progress(op_id, Json{{"action", "vcs-commit"}, {"commit", *res.vcs_commit}});
   }
 
@@ -348,37 +349,37 @@ struct Repo::Committer {
     std::set<std::string> released;
     for (auto& [a, pin] : created) {
       try {
-        repo.backend(a->kind).unpin(repo.manifests_.at(a->key).locator, pin, a->key);
+        cx.backend(a->kind).unpin(cx.manifests.at(a->key).locator, pin, a->key);
         released.insert(pin.id);
       } catch (const std::exception&) {
         // Left for gc: the op log names it, the pinned index claims it, no commit references it.
       }
     }
     try {
-      repo.pin_index().release(released);
+      pin_index(cx).release(released);
     } catch (const std::exception&) {
       // A stale claim only lets gc release a pin nothing references.
     }
     for (auto& [key, text] : pre_objects.items()) {
-      if (text.is_null()) model::remove_manifest(repo.objects_dir(), key);
-      else model::write_checkout_file(model::manifest_path(repo.objects_dir(), key), text.get<std::string>());
+      if (text.is_null()) model::remove_manifest(objects_dir(cx), key);
+      else model::write_checkout_file(model::manifest_path(objects_dir(cx), key), text.get<std::string>());
     }
-    for (const auto& l : written_listings) model::remove_checkout_file(repo.tether_dir() / "listings" / l);
+    for (const auto& l : written_listings) model::remove_checkout_file(tether_dir(cx) / "listings" / l);
     if (!written_listings.empty())
-      model::remove_empty_checkout_dirs(repo.tether_dir() / "listings", repo.tether_dir().rel);  // only if now empty
+      model::remove_empty_checkout_dirs(tether_dir(cx) / "listings", tether_dir(cx).rel);  // only if now empty
     oplog.end(op_id, Json{{"failed", why}, {"rolled_back", true}});
   }
 
   // The workspace: committed states become the base of their working refs.
   void update_workspace() {
-    auto& ws = *repo.workspace_;
+    auto& ws = *cx.workspace;
     for (const auto& a : plan.actions) {
       if (a.op == "vcs-commit") continue;
       if (ws.working_refs.count(a.key) || ws.pending_forks.count(a.key)) ws.base_states[a.key] = a.params["state"];
       ws.set_snapshot(a.key, a.params["state"]);
     }
-    ws.last_snapshot_at = repo.now_iso();
-    repo.write_workspace();
+    ws.last_snapshot_at = now_iso(cx);
+    write_workspace(cx);
   }
 
   void end_journal() {
@@ -391,8 +392,8 @@ struct Repo::Committer {
   }
 };
 
-CommitResult Repo::apply_commit(const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress) {
-  return Committer(*this, plan, verify, op_name, progress).run();
+CommitResult apply_commit(Context& cx, const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress) {
+  return Committer(cx, plan, verify, op_name, progress).run();
 }
 
 Json CommitResult::to_json() const {

@@ -43,7 +43,7 @@ TEST_CASE("commit pins a memory object, records the pin and makes one git commit
   ds.add_memory("m", "sys1");
   const std::string before = ds.head();
   auto repo = ds.open();
-  const auto r = repo->commit(message("first"));
+  const auto r = tether::engine::commit(*repo, message("first"));
 
   CHECK(r.applied);
   REQUIRE(r.vcs_commit);
@@ -73,11 +73,11 @@ TEST_CASE("commit pins a memory object, records the pin and makes one git commit
 TEST_CASE("commit of an unchanged dataset cuts no pin and makes no commit") {
   Dataset ds;
   ds.add_memory("m", "sys1");
-  ds.open()->commit(message("first"));
+  tether::engine::commit(*ds.open(), message("first"));
   const std::string head = ds.head();
   const auto tags = ds.tags("sys1");
 
-  const auto r = ds.open()->commit(message("again"));
+  const auto r = tether::engine::commit(*ds.open(), message("again"));
   CHECK_FALSE(r.vcs_commit);
   CHECK(r.pinned.empty());
   CHECK(r.unchanged == std::vector<std::string>{"m"});
@@ -86,7 +86,7 @@ TEST_CASE("commit of an unchanged dataset cuts no pin and makes no commit") {
 
   // A new state is a second pin; the first stays.
   const std::string s1 = ds.advance("sys1");
-  const auto r2 = ds.open()->commit(message("second"));
+  const auto r2 = tether::engine::commit(*ds.open(), message("second"));
   REQUIRE(r2.pinned.count("m") == 1);
   const auto after = ds.tags("sys1");
   CHECK(after.size() == 2);
@@ -101,7 +101,7 @@ TEST_CASE("commit --dry-run plans the pin and writes nothing") {
   const std::string manifest = ds.read(".tether/objects/m.toml");
   auto o = message("dry");
   o.dry_run = true;
-  const auto r = ds.open()->commit(o);
+  const auto r = tether::engine::commit(*ds.open(), o);
   CHECK_FALSE(r.applied);
   CHECK_FALSE(r.plan.actions.empty());
   CHECK(ds.head() == head);
@@ -112,7 +112,7 @@ TEST_CASE("commit --dry-run plans the pin and writes nothing") {
 TEST_CASE("a commit the VCS refuses releases its pins and restores the manifests") {
   Dataset ds;
   ds.add_memory("m", "sys1");
-  const auto first = ds.open()->commit(message("first"));
+  const auto first = tether::engine::commit(*ds.open(), message("first"));
   ds.advance("sys1");
   const std::string head = ds.head();
   const std::string manifest = ds.read(".tether/objects/m.toml");
@@ -120,7 +120,7 @@ TEST_CASE("a commit the VCS refuses releases its pins and restores the manifests
 
   FaultyVcs* vcs = nullptr;
   auto repo = ds.open(failing_at("commit", &vcs));
-  const std::string error = tether::testing::error_of([&] { repo->commit(message("second")); });
+  const std::string error = tether::testing::error_of([&] { tether::engine::commit(*repo, message("second")); });
   CHECK(contains(error, "injected failure at commit"));
   CHECK(vcs->reached() == 1);
   CHECK(ds.head() == head);
@@ -132,7 +132,7 @@ TEST_CASE("a commit the VCS refuses releases its pins and restores the manifests
   CHECK(contains(last["result"]["failed"].get<std::string>(), "injected failure at commit"));
 
   // Nothing is left half done: the same commit goes through once the VCS does.
-  const auto r = ds.open()->commit(message("second"));
+  const auto r = tether::engine::commit(*ds.open(), message("second"));
   CHECK(r.vcs_commit);
   CHECK(ds.tags("sys1").size() == 2);
 }
@@ -140,8 +140,8 @@ TEST_CASE("a commit the VCS refuses releases its pins and restores the manifests
 TEST_CASE("commit under pin=record records the state and cuts no pin") {
   Dataset ds;
   ds.add_memory("m", "sys1");
-  ds.open()->set_policy({"m"}, false, std::nullopt, std::string("record"));
-  const auto r = ds.open()->commit(message("recorded"));
+  tether::engine::set_policy(*ds.open(), {"m"}, false, std::nullopt, std::string("record"));
+  const auto r = tether::engine::commit(*ds.open(), message("recorded"));
   REQUIRE(r.pinned.count("m") == 1);
   CHECK_FALSE(r.pinned.at("m"));  // recorded: no native ref
   CHECK(ds.tags("sys1").empty());
@@ -150,8 +150,8 @@ TEST_CASE("commit under pin=record records the state and cuts no pin") {
   CHECK_FALSE(contains(manifest, "[pin]"));
 
   // Back to pin=native: the same state now gets its pin.
-  ds.open()->set_policy({"m"}, false, std::nullopt, std::string("native"));
-  const auto r2 = ds.open()->commit(message("pinned"));
+  tether::engine::set_policy(*ds.open(), {"m"}, false, std::nullopt, std::string("native"));
+  const auto r2 = tether::engine::commit(*ds.open(), message("pinned"));
   REQUIRE(r2.pinned.count("m") == 1);
   REQUIRE(r2.pinned.at("m"));
   CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{*r2.pinned.at("m"), "sys1:s0"}});
@@ -165,7 +165,7 @@ TEST_CASE("every time a commit writes comes from the dataset's clock") {
   fixed.clock = [] {
     return std::chrono::system_clock::time_point(std::chrono::seconds(1767225600)) + std::chrono::microseconds(250);
   };
-  const auto r = ds.open(std::move(fixed))->commit(message("first"));
+  const auto r = tether::engine::commit(*ds.open(std::move(fixed)), message("first"));
   CHECK(r.plan.created_at == "2026-01-01T00:00:00+00:00");
   CHECK(contains(ds.read(".tether/objects/m.toml"), "captured_at = \"2026-01-01T00:00:00.000250+00:00\""));
   CHECK(contains(ds.read(".tether/workspace.toml"), "2026-01-01T00:00:00.000250+00:00"));

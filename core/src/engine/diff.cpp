@@ -12,24 +12,25 @@
 
 namespace tether::engine {
 
-DiffResult Repo::diff(const std::vector<std::string>& revs, bool content, const ProgressFn& progress) {
+DiffResult diff(Repo& repo, const std::vector<std::string>& revs, bool content, const ProgressFn& progress) {
+  Context& cx = Context::of(repo);
   using Manifests = std::map<std::string, model::ObjectManifest>;
   Manifests a, b;
   std::optional<std::string> rev_a, rev_b;
   if (revs.empty()) {
-    if (auto head = vcs_->head()) {
+    if (auto head = cx.vcs->head()) {
       rev_a = *head;
-      a = manifests_at(*head);
+      a = manifests_at(cx, *head);
     }
-    b = manifests_;
+    b = cx.manifests;
   } else {
-    rev_a = vcs_->resolve(revs[0]);
-    a = manifests_at(*rev_a);
+    rev_a = cx.vcs->resolve(revs[0]);
+    a = manifests_at(cx, *rev_a);
     if (revs.size() > 1) {
-      rev_b = vcs_->resolve(revs[1]);
-      b = manifests_at(*rev_b);
+      rev_b = cx.vcs->resolve(revs[1]);
+      b = manifests_at(cx, *rev_b);
     } else {
-      b = manifests_;
+      b = cx.manifests;
     }
   }
 
@@ -78,12 +79,12 @@ DiffResult Repo::diff(const std::vector<std::string>& revs, bool content, const 
         const auto& e = out[jobs[j]];
         const auto& ma = a.at(e.key);
         const auto& mb = b.at(e.key);
-        auto& be = backend(mb.kind);
-        if (!(effective_capabilities(mb) & sdk::kDiff))
+        auto& be = cx.backend(mb.kind);
+        if (!(cx.effective_capabilities(mb) & sdk::kDiff))
           throw CapabilityError(mb.kind + " backend cannot diff", e.key);
         auto listing = [&](const model::ObjectManifest& m, const std::optional<std::string>& rev) {
           auto name = model::listing_name(m.kind, be.identity(m.locator, m.key), be.content_state(*m.state));
-          return read_listing(name, rev);
+          return read_listing(cx, name, rev);
         };
         return be.diff(mb.locator, *ma.state, *mb.state, listing(ma, rev_a), listing(mb, rev_b ? rev_b : rev_a), e.key);
       },

@@ -30,18 +30,18 @@ TEST_CASE("diff between revisions and the working tree") {
   ds.add_memory("keep", "sys1");
   ds.add_memory("drop", "sys2");
   commit(ds, "c1");
-  CHECK(changes(ds.open()->diff({}, false)).empty());
+  CHECK(changes(tether::engine::diff(*ds.open(), {}, false)).empty());
 
   ds.advance("sys1");
-  ds.open()->remove("drop");
+  tether::engine::remove(*ds.open(), "drop");
   ds.add_memory("fresh", "sys3");
   // HEAD -> working tree: keep's new state is in no manifest yet.
-  CHECK(changes(ds.open()->diff({}, false)) == std::vector<std::string>{"removed drop", "added fresh"});
+  CHECK(changes(tether::engine::diff(*ds.open(), {}, false)) == std::vector<std::string>{"removed drop", "added fresh"});
   commit(ds, "c2");
-  CHECK(changes(ds.open()->diff({}, false)).empty());
-  const auto two = changes(ds.open()->diff({"HEAD~1", "HEAD"}, false));
+  CHECK(changes(tether::engine::diff(*ds.open(), {}, false)).empty());
+  const auto two = changes(tether::engine::diff(*ds.open(), {"HEAD~1", "HEAD"}, false));
   CHECK(two == std::vector<std::string>{"removed drop", "added fresh", "changed keep"});
-  const auto back = changes(ds.open()->diff({"HEAD", "HEAD~1"}, false));
+  const auto back = changes(tether::engine::diff(*ds.open(), {"HEAD", "HEAD~1"}, false));
   CHECK(back == std::vector<std::string>{"added drop", "removed fresh", "changed keep"});
 }
 
@@ -51,7 +51,7 @@ TEST_CASE("diff --content asks the store what changed between the two states") {
   commit(ds, "c1");
   ds.advance("sys1", "main", "added-key");
   commit(ds, "c2");
-  const auto entries = ds.open()->diff({"HEAD~1", "HEAD"}, /*content=*/true).entries;
+  const auto entries = tether::engine::diff(*ds.open(), {"HEAD~1", "HEAD"}, /*content=*/true).entries;
   REQUIRE(entries.size() == 1);
   CHECK(entries[0].change == "changed");
   CHECK_FALSE(entries[0].detail_error);

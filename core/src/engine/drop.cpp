@@ -23,16 +23,19 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
+static DropResult apply_drop(Context& cx, const Plan& plan);
+static Plan plan_drop(Context& cx, const DropOptions& opt);
+
 // ---- drop ----------------------------------------------------------------------------------
 
-Plan Repo::plan_drop(const DropOptions& opt) {
+static Plan plan_drop(Context& cx, const DropOptions& opt) {
   const std::string& b = opt.bookmark;
-  const std::string trunk = config_.trunk();
+  const std::string trunk = cx.config.trunk();
   if (b == trunk) throw ConfigError("'" + b + "' is the trunk bookmark; it cannot be dropped");
-  auto bookmarks = vcs_->bookmarks();
+  auto bookmarks = cx.vcs->bookmarks();
   if (!bookmarks.count(b)) throw ConfigError("no bookmark '" + b + "'");
   std::vector<std::string> holders;
-  auto others = other_workspaces();
+  auto others = other_workspaces(cx);
   for (const auto& [id, bm] : others)
     if (bm == b) holders.push_back(id.substr(0, 8));
   if (!holders.empty())
@@ -41,7 +44,7 @@ Plan Repo::plan_drop(const DropOptions& opt) {
   std::string dest = opt.to.value_or(trunk);
   if (dest == b) throw ConfigError("--to names the bookmark being dropped; name another one");
   if (dest != trunk && !bookmarks.count(dest)) throw ConfigError("no bookmark '" + dest + "' to leave for");
-  const bool here = vcs_->current_bookmark() == b;
+  const bool here = cx.vcs->current_bookmark() == b;
   if (here) {
     std::vector<std::string> on_dest;
     for (const auto& [id, bm] : others)
@@ -49,21 +52,21 @@ Plan Repo::plan_drop(const DropOptions& opt) {
     if (!on_dest.empty())
       throw ConfigError("cannot leave for '" + dest + "': checkout(s) " + join(on_dest) + " work on it; `--to` another bookmark");
   }
-  auto commits = vcs_->exclusive_commits(b);
+  auto commits = cx.vcs->exclusive_commits(b);
 
   Plan plan;
   plan.command = "drop";
-  plan.created_at = now_iso_seconds();
-  auto head = vcs_->head();
+  plan.created_at = now_iso_seconds(cx);
+  auto head = cx.vcs->head();
   plan.context = Json{{"bookmark", b},
                       {"commits", commits},
                       {"leave", here ? Json(dest) : Json(nullptr)},
                       {"force_prune", opt.force_prune},
-                      {"workspace_id", workspace_->workspace_id},
+                      {"workspace_id", cx.workspace->workspace_id},
                       {"vcs_head", head ? Json(*head) : Json(nullptr)},
-                      {"history_digest", vcs_->history_digest()}};
-  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
-                                "the plan belongs to checkout " + workspace_->short_id() + "; this is {observed}"});
+                      {"history_digest", cx.vcs->history_digest()}};
+  plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
+                                "the plan belongs to checkout " + cx.workspace->short_id() + "; this is {observed}"});
   plan.preconditions.push_back({"history_digest", plan.context["history_digest"], "", Json::object(),
                                 "the repository's history changed since the drop plan was made"});
   plan.preconditions.push_back({"bookmark_head", bookmarks.at(b), "", Json{{"bookmark", b}},
@@ -73,7 +76,7 @@ Plan Repo::plan_drop(const DropOptions& opt) {
   if (head)
     plan.preconditions.push_back({"vcs_head", *head, "", Json::object(),
                                   "the checkout moved since the drop plan was made (now at {observed})"});
-  plan.preconditions.push_back({"workspace_bookmark", workspace_->bookmark ? Json(*workspace_->bookmark) : Json(nullptr),
+  plan.preconditions.push_back({"workspace_bookmark", cx.workspace->bookmark ? Json(*cx.workspace->bookmark) : Json(nullptr),
                                 "", Json::object(), "this checkout's bookmark changed since the drop plan was made (now {observed})"});
 
   if (here)
@@ -82,7 +85,7 @@ Plan Repo::plan_drop(const DropOptions& opt) {
     vcs::HistoryQuery q;
     q.rev = c;
     q.limit = 1;
-    auto info = vcs_->history(q);
+    auto info = cx.vcs->history(q);
     plan.actions.push_back({"abandon-commit", "", "", short12(c), info.empty() ? "" : info[0].summary, Json{{"commit", c}}});
   }
   plan.actions.push_back({"delete-bookmark", "", "", b, "the git branch", Json::object()});
@@ -91,16 +94,16 @@ Plan Repo::plan_drop(const DropOptions& opt) {
   GcScope scope;
   scope.exclude_commits.insert(commits.begin(), commits.end());
   scope.only_bookmark = b;
-  scope.dropped_states = dropped_states(commits);
-  if (here) scope.here_manifests = bookmarks.count(dest) ? manifests_at(dest) : std::map<std::string, model::ObjectManifest>{};
+  scope.dropped_states = dropped_states(cx, commits);
+  if (here) scope.here_manifests = bookmarks.count(dest) ? manifests_at(cx, dest) : std::map<std::string, model::ObjectManifest>{};
   GcOptions g;
   g.prune_bookmarks = true;
   g.force_prune = opt.force_prune;
-  Plan preview = plan_gc(g, scope);
+  Plan preview = plan_gc(cx, g, scope);
   for (const auto& a : preview.actions)
     if (a.op != "forget-working-ref") plan.actions.push_back(a);
   for (const auto& n : preview.notes) plan.notes.push_back(n);
-  if (auto remotes = vcs_->remote_counterparts(b); !remotes.empty())
+  if (auto remotes = cx.vcs->remote_counterparts(b); !remotes.empty())
     plan.notes.push_back(join(remotes) + (commits.empty() ? " still reach its commits" : " also exist") +
                          "; `git push <remote> --delete " + b + "` removes them");
   if (preview.writes() > 0)
@@ -109,14 +112,14 @@ Plan Repo::plan_drop(const DropOptions& opt) {
   return plan;
 }
 
-DropResult Repo::apply_drop(const Plan& plan) {
-  auto lock_c = lock_checkout();
-  auto lock_r = lock_repository();
+static DropResult apply_drop(Context& cx, const Plan& plan) {
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
   const std::string b = plan.context.at("bookmark").get<std::string>();
   const auto planned = plan.context.at("commits").get<std::vector<std::string>>();
-  if (plan.context.value("workspace_id", std::string()) != workspace_->workspace_id)
+  if (plan.context.value("workspace_id", std::string()) != cx.workspace->workspace_id)
     throw StalePlanError("the drop plan belongs to another checkout; re-run the plan");
-  auto now = vcs_->exclusive_commits(b);
+  auto now = cx.vcs->exclusive_commits(b);
   if (now != planned) {
     std::string extra;
     std::set<std::string> still(now.begin(), now.end());
@@ -128,7 +131,7 @@ DropResult Repo::apply_drop(const Plan& plan) {
                          std::to_string(planned.size()) + " planned, " + std::to_string(now.size()) + " now" + extra +
                          "); re-run the plan");
   }
-  const bool here = vcs_->current_bookmark() == b;
+  const bool here = cx.vcs->current_bookmark() == b;
   const bool planned_here = plan.context["leave"].is_string();
   if (here != planned_here)
     throw StalePlanError(std::string("this checkout ") + (here ? "is on " + b + " now" : "is no longer on " + b) +
@@ -137,41 +140,41 @@ DropResult Repo::apply_drop(const Plan& plan) {
   DropResult res;
   res.plan = plan;
   res.bookmark = b;
-  const std::string head = vcs_->bookmarks().at(b);
+  const std::string head = cx.vcs->bookmarks().at(b);
   // What the dropped commits pinned or recorded: their branches' heads are safe to delete.
   GcScope scope;
   scope.only_bookmark = b;
-  scope.dropped_states = dropped_states(planned);
+  scope.dropped_states = dropped_states(cx, planned);
 
-  OpLog oplog = op_log();
-  std::string op_id = oplog.begin("drop", Json{{"vcs", vcs_position()}, {"workspace", model::workspace_to_toml(*workspace_)}});
+  OpLog oplog = op_log(cx);
+  std::string op_id = oplog.begin("drop", Json{{"vcs", vcs_position(cx)}, {"workspace", model::workspace_to_toml(*cx.workspace)}});
   try {
     if (here) {
       std::string dest = plan.context["leave"].get<std::string>();
       NewOptions n;
       n.rev = dest;
-      if (dest == config_.trunk() && !vcs_->bookmarks().count(dest)) n.bookmark = dest;
-      op_parent_ = op_id;
+      if (dest == cx.config.trunk() && !cx.vcs->bookmarks().count(dest)) n.bookmark = dest;
+      cx.op_parent = op_id;
       try {
-        new_workspace(n);
+        new_workspace(cx, n);
       } catch (...) {
-        op_parent_.reset();
+        cx.op_parent.reset();
         throw;
       }
-      op_parent_.reset();
+      cx.op_parent.reset();
       res.left_for = dest;
       oplog.progress(op_id, Json{{"action", "leave-bookmark"}, {"target", dest}});
     }
-    vcs_->delete_bookmark(b, head);
+    cx.vcs->delete_bookmark(b, head);
     res.abandoned = planned;
     oplog.progress(op_id, Json{{"action", "delete-bookmark"}, {"target", b}, {"commit", head}});
-    reload();
+    reload(cx);
     GcOptions g;
     g.prune_bookmarks = true;
     g.force_prune = plan.context.value("force_prune", false);
-    Plan gc_plan = plan_gc(g, scope);
+    Plan gc_plan = plan_gc(cx, g, scope);
     std::erase_if(gc_plan.actions, [](const PlanAction& a) { return a.op == "forget-working-ref"; });
-    res.gc = gc_plan.writes() > 0 || gc_plan.context.contains("unreachable") ? apply_gc(gc_plan, op_id) : GcReport{};
+    res.gc = gc_plan.writes() > 0 || gc_plan.context.contains("unreachable") ? apply_gc(cx, gc_plan, op_id) : GcReport{};
     if (!res.gc->applied) res.gc->plan = gc_plan;
   } catch (const std::exception& e) {
     oplog.end(op_id, Json{{"bookmark", b}, {"left_for", res.left_for ? Json(*res.left_for) : Json(nullptr)},
@@ -188,22 +191,23 @@ DropResult Repo::apply_drop(const Plan& plan) {
   return res;
 }
 
-DropResult Repo::drop(const DropOptions& opt) {
-  auto lock_c = lock_checkout();
-  auto lock_r = lock_repository();
+DropResult drop(Repo& repo, const DropOptions& opt) {
+  Context& cx = Context::of(repo);
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
   // A saved plan is planned again from the bookmark and destination it records and must come
   // out the same: the commits, branches and pins it removes are then this checkout's.
   auto rederive = [&](const Plan& p) {
-    check_preconditions(p);
+    check_preconditions(cx, p);
     DropOptions again;
     again.bookmark = p.context.value("bookmark", std::string());
     if (auto l = p.context.find("leave"); l != p.context.end() && l->is_string()) again.to = l->get<std::string>();
     again.force_prune = p.context.value("force_prune", false);
-    require_rederived(p, plan_drop(again));
+    require_rederived(p, plan_drop(cx, again));
   };
   return run_planned<DropResult>(
-      opt.saved, opt.dry_run, rederive, [&] { return plan_drop(opt); },
-      [&](const Plan& p) { return apply_drop(p); });
+      opt.saved, opt.dry_run, rederive, [&] { return plan_drop(cx, opt); },
+      [&](const Plan& p) { return apply_drop(cx, p); });
 }
 
 Json DropResult::to_json() const {

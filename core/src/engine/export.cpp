@@ -55,13 +55,13 @@ struct ObjectCells {
 // manifest text the `objects` rows (each made once), then commits / commit_parents /
 // objects, object_states, refs, and the opt-in listings and workspace tables, and
 // tether_meta.
-struct Repo::Exporter {
+struct Exporter {
   struct TreeRows {
     std::vector<std::shared_ptr<const ObjectCells>> objects;  // sorted by key
     std::string manifest_hash;
   };
 
-  Repo& repo;
+  Context& cx;
   const ExportOptions& opt;
   registry::Bundle b;
   std::vector<vcs::CommitInfo> commits;
@@ -74,12 +74,12 @@ struct Repo::Exporter {
   std::vector<std::shared_ptr<const TreeRows>> rows_of;         // per commit
   std::vector<Cell> committed_at;                               // per commit
 
-  Exporter(Repo& r, const ExportOptions& o) : repo(r), opt(o) {}
+  Exporter(Context& r, const ExportOptions& o) : cx(r), opt(o) {}
 
   registry::Bundle run() {
-    b.exported_at = repo.now_iso_seconds();
-    b.head = repo.vcs_->head().value_or("");
-    dir = repo.vcs_path(".tether/objects");
+    b.exported_at = now_iso_seconds(cx);
+    b.head = cx.vcs->head().value_or("");
+    dir = vcs_path(cx, ".tether/objects");
     select_commits();
     add_commits();
     add_object_states();
@@ -95,21 +95,21 @@ struct Repo::Exporter {
     std::unordered_set<std::string> seen;
     auto add_rev = [&](const std::string& rev) {
       vcs::HistoryQuery q;
-      q.rev = repo.vcs_->resolve(rev);
+      q.rev = cx.vcs->resolve(rev);
       q.limit = 1;
-      for (auto& c : repo.vcs_->history(q))
+      for (auto& c : cx.vcs->history(q))
         if (seen.insert(c.id).second) commits.push_back(std::move(c));
     };
     if (!opt.revs.empty()) {
       for (const auto& r : opt.revs) add_rev(r);
     } else if (!opt.all_history) {
       if (!b.head.empty()) add_rev(b.head);
-    } else if (b.head.empty() && repo.vcs_->branches().empty()) {
+    } else if (b.head.empty() && cx.vcs->branches().empty()) {
       // an unborn repository: nothing to walk
     } else {
       vcs::HistoryQuery q;
       q.all = true;
-      commits = repo.vcs_->history(q);
+      commits = cx.vcs->history(q);
     }
     for (std::size_t i = 0; i < commits.size(); ++i) index.emplace(commits[i].id, i);
   }
@@ -122,7 +122,7 @@ struct Repo::Exporter {
     if (it != identity_of.end()) return it->second;
     std::optional<Json> id;
     try {
-      id = repo.backend(m.kind).identity(m.locator, m.key);
+      id = cx.backend(m.kind).identity(m.locator, m.key);
     } catch (const std::exception&) {
     }
     return identity_of.emplace(std::move(sig), std::move(id)).first->second;
@@ -149,7 +149,7 @@ struct Repo::Exporter {
       Json content = *m.state;
       if (id) {
         try {
-          content = repo.backend(m.kind).content_state(*m.state);
+          content = cx.backend(m.kind).content_state(*m.state);
           oc->listing = model::listing_name(m.kind, *id, content);
         } catch (const std::exception&) {
           content = *m.state;
@@ -183,7 +183,7 @@ struct Repo::Exporter {
 
   // A commit's `objects` rows and manifest hash, made once per distinct tree.
   std::shared_ptr<const TreeRows> tree_rows(const std::string& commit) {
-    auto files = repo.vcs_->manifests_at(commit, dir);
+    auto files = cx.vcs->manifests_at(commit, dir);
     auto known = by_tree.find(files.get());
     if (known != by_tree.end()) return known->second;
     keep_files.push_back(files);
@@ -301,9 +301,9 @@ struct Repo::Exporter {
   // refs: only those naming an exported commit.
   void add_refs() {
     auto& t = b["refs"];
-    for (const auto& [name, id] : repo.vcs_->branches())
+    for (const auto& [name, id] : cx.vcs->branches())
       if (index.contains(id)) t.add_row({b.text(name), b.text("branch"), b.text(id)});
-    for (const auto& [name, id] : repo.vcs_->tags())
+    for (const auto& [name, id] : cx.vcs->tags())
       if (index.contains(id)) t.add_row({b.text(name), b.text("tag"), b.text(id)});
     if (!b.head.empty() && index.contains(b.head)) t.add_row({b.text("HEAD"), b.text("head"), b.text(b.head)});
   }
@@ -317,7 +317,7 @@ struct Repo::Exporter {
         if (o->listing) owner.try_emplace(*o->listing, o.get());
     auto& t_list = b["listings"];
     for (const auto& [name, o] : owner) {
-      auto text = repo.read_listing(name, std::nullopt);
+      auto text = read_listing(cx, name, std::nullopt);
       if (!text) continue;
       const std::int64_t count = add_listing_entries(name, *text);
       t_list.add_row({b.text(name), b.text(o->kind), b.text(o->identity_hash), b.text(o->state_hash), Cell::integer(count)});
@@ -351,7 +351,7 @@ struct Repo::Exporter {
 
   // workspace (opt-in): this checkout's working refs and baselines.
   void add_workspace() {
-    const auto& ws = *repo.workspace_;
+    const auto& ws = *cx.workspace;
     std::set<std::string> keys;
     for (const auto& [k, v] : ws.working_refs) keys.insert(k);
     for (const auto& [k, v] : ws.last_snapshot) keys.insert(k);
@@ -372,12 +372,12 @@ struct Repo::Exporter {
     meta.add_row({b.text("schema_version"), b.text(std::to_string(registry::kSchemaVersion))});
     meta.add_row({b.text("exported_at"), b.text(b.exported_at)});
     meta.add_row({b.text("head"), b.text(b.head)});
-    meta.add_row({b.text("vcs"), b.text(repo.vcs_->kind())});
+    meta.add_row({b.text("vcs"), b.text(cx.vcs->kind())});
     meta.add_row({b.text("tether_version"), b.text(TETHER_VERSION)});
   }
 };
 
-registry::Bundle Repo::export_bundle(const ExportOptions& opt) { return Exporter(*this, opt).run(); }
+registry::Bundle export_bundle(Repo& repo, const ExportOptions& opt) { Context& cx = Context::of(repo); return Exporter(cx, opt).run(); }
 
 Json ExportResult::to_json() const {
   Json counts = Json::object();

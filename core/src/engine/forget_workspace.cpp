@@ -23,26 +23,29 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
+static ForgetWorkspaceResult apply_forget_workspace(Context& cx, const Plan& plan);
+static Plan plan_forget_workspace(Context& cx, const ForgetWorkspaceOptions& opt);
+
 // ---- forget-workspace ----------------------------------------------------------------------
 
-Plan Repo::plan_forget_workspace(const ForgetWorkspaceOptions& opt) {
-  std::string target = opt.workspace.value_or(workspace_->workspace_id);
+static Plan plan_forget_workspace(Context& cx, const ForgetWorkspaceOptions& opt) {
+  std::string target = opt.workspace.value_or(cx.workspace->workspace_id);
   if (target.size() < 8) throw ConfigError("a workspace id has at least 8 characters (tether ops and status show them)");
   std::string id8 = target.substr(0, 8);
   Plan plan;
   plan.command = "forget-workspace";
-  plan.created_at = now_iso_seconds();
-  const bool current = id8 == workspace_->short_id();
+  plan.created_at = now_iso_seconds(cx);
+  const bool current = id8 == cx.workspace->short_id();
   plan.context = Json{{"workspace", id8}, {"current", current}};
 
   std::optional<fs::path> dir, root;
   std::error_code ec;
   if (current) {
-    dir = root_;
-    root = vcs_->root();
+    dir = cx.root;
+    root = cx.vcs->root();
   } else {
-    for (const auto& r : vcs_->workspace_roots()) {
-      fs::path d = vcs_->rel().empty() ? r : r / vcs_->rel();
+    for (const auto& r : cx.vcs->workspace_roots()) {
+      fs::path d = cx.vcs->rel().empty() ? r : r / cx.vcs->rel();
       try {
         auto ws = model::read_workspace(model::tether_path(d, "workspace.toml"));
         if (ws && ws->short_id() == id8) {
@@ -62,7 +65,7 @@ Plan Repo::plan_forget_workspace(const ForgetWorkspaceOptions& opt) {
       fs::path p = *dir / ".tether" / name;
       if (model::checkout_entry_exists(model::tether_path(*dir, name))) plan.actions.push_back({"delete-file", "", "", p.string(), "per-workspace state", Json::object()});
     }
-    fs::path main_root = vcs_->workspace_roots().empty() ? fs::path() : vcs_->workspace_roots().front();
+    fs::path main_root = cx.vcs->workspace_roots().empty() ? fs::path() : cx.vcs->workspace_roots().front();
     bool is_main = fs::weakly_canonical(*root, ec) == fs::weakly_canonical(main_root, ec);
     std::string detail = is_main ? "git's main worktree stays; only tether's state of it goes"
                                  : "git worktree remove";
@@ -74,13 +77,13 @@ Plan Repo::plan_forget_workspace(const ForgetWorkspaceOptions& opt) {
   return plan;
 }
 
-ForgetWorkspaceResult Repo::apply_forget_workspace(const Plan& plan) {
-  auto lock_c = lock_checkout();
-  auto lock_r = lock_repository();
+static ForgetWorkspaceResult apply_forget_workspace(Context& cx, const Plan& plan) {
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
   ForgetWorkspaceResult res;
   res.plan = plan;
   res.workspace = plan.context.value("workspace", std::string());
-  log_op("forget-workspace", Json{{"workspace", model::workspace_to_toml(*workspace_)}}, Json{{"workspace", res.workspace}});
+  log_op(cx, "forget-workspace", Json{{"workspace", model::workspace_to_toml(*cx.workspace)}}, Json{{"workspace", res.workspace}});
   const bool current = plan.context.value("current", false);
   for (const auto& a : plan.actions) {
     try {
@@ -91,31 +94,32 @@ ForgetWorkspaceResult Repo::apply_forget_workspace(const Plan& plan) {
         res.removed_files.push_back(a.target);
       } else if (a.op == "forget-vcs-workspace") {
         if (a.params.value("main", false)) continue;
-        res.vcs = vcs_->forget_workspace(a.target);
+        res.vcs = cx.vcs->forget_workspace(a.target);
       }
     } catch (const std::exception& e) {
       res.failed[a.op + " " + a.target] = e.what();
     }
   }
-  if (current) *workspace_ = model::fresh_workspace();
+  if (current) *cx.workspace = model::fresh_workspace();
   res.applied = true;
   return res;
 }
 
-ForgetWorkspaceResult Repo::forget_workspace(const ForgetWorkspaceOptions& opt) {
-  auto lock_c = lock_checkout();
-  auto lock_r = lock_repository();
+ForgetWorkspaceResult forget_workspace(Repo& repo, const ForgetWorkspaceOptions& opt) {
+  Context& cx = Context::of(repo);
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
   return run_planned<ForgetWorkspaceResult>(
       opt.saved, opt.dry_run,
       [&](const Plan& p) {
         // It deletes files and worktrees by path: the paths are planned again, never read from the file.
-        vet_saved_plan(p);
+        vet_saved_plan(cx, p);
         ForgetWorkspaceOptions again;
         again.workspace = p.context.value("workspace", std::string());
-        require_rederived(p, plan_forget_workspace(again));
+        require_rederived(p, plan_forget_workspace(cx, again));
       },
-      [&] { return plan_forget_workspace(opt); },
-      [&](const Plan& p) { return apply_forget_workspace(p); });
+      [&] { return plan_forget_workspace(cx, opt); },
+      [&](const Plan& p) { return apply_forget_workspace(cx, p); });
 }
 
 Json ForgetWorkspaceResult::to_json() const {

@@ -30,7 +30,7 @@ TEST_CASE("forget-workspace of a linked worktree removes its state and the workt
   n.bookmark = "side";
   n.eager = true;
   auto there = ds.open_at(other);
-  there->new_workspace(n);
+  tether::engine::new_workspace(*there, n);
   const std::string id8 = there->workspace().short_id();
   const std::string fork = there->workspace().working_refs.at("m");
   there.reset();
@@ -39,13 +39,13 @@ TEST_CASE("forget-workspace of a linked worktree removes its state and the workt
   ForgetWorkspaceOptions dry;
   dry.workspace = id8;
   dry.dry_run = true;
-  const auto plan = ds.open()->forget_workspace(dry);
+  const auto plan = tether::engine::forget_workspace(*ds.open(), dry);
   CHECK_FALSE(plan.applied);
   CHECK(fs::exists(other / ".tether" / "workspace.toml"));
 
   ForgetWorkspaceOptions o;
   o.workspace = id8;
-  const auto r = ds.open()->forget_workspace(o);
+  const auto r = tether::engine::forget_workspace(*ds.open(), o);
   CHECK(r.applied);
   CHECK(r.workspace == id8);
   CHECK(r.failed.empty());
@@ -59,7 +59,7 @@ TEST_CASE("forget-workspace of git's main worktree forgets only tether's state o
   ds.add_memory("m", "sys1");
   commit(ds);
   const std::string before = ds.open()->workspace().workspace_id;
-  const auto r = ds.open()->forget_workspace({});
+  const auto r = tether::engine::forget_workspace(*ds.open(), {});
   CHECK(r.applied);
   CHECK_FALSE(r.vcs);
   CHECK(fs::exists(ds.root() / "tether.toml"));

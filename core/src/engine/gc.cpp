@@ -88,7 +88,7 @@ Json GcReport::to_json() const {
 // Planning gc, stage by stage: collect references (this checkout, the other live checkouts,
 // every commit), then plan pins, forgotten working refs, working branches and listings. The
 // planner holds what the stages share; each stage reads what the earlier ones collected.
-struct Repo::GcPlanner {
+struct GcPlanner {
   using GroupEntry = std::pair<const std::string, Group>;
   struct Checkout {
     fs::path dir;
@@ -104,7 +104,7 @@ struct Repo::GcPlanner {
     Json head;
   };
 
-  Repo& repo;
+  Context& cx;
   const GcOptions& opt;
   const GcScope& scope;
   Plan plan;
@@ -123,14 +123,14 @@ struct Repo::GcPlanner {
   std::size_t commits = 0;
   Json unreachable = Json::object();  // what could not be listed: nothing of it is released
 
-  GcPlanner(Repo& r, const GcOptions& o, const GcScope& s) : repo(r), opt(o), scope(s) {}
+  GcPlanner(Context& r, const GcOptions& o, const GcScope& s) : cx(r), opt(o), scope(s) {}
 
   Plan run() {
     plan.command = "gc";
-    plan.created_at = repo.now_iso_seconds();
-    const std::string digest = repo.vcs_->history_digest();  // before walking: a commit made meanwhile is caught
-    const auto head = repo.vcs_->head();
-    have_listings = !model::list_checkout_files(repo.tether_dir() / "listings", ".jsonl", false).empty();
+    plan.created_at = now_iso_seconds(cx);
+    const std::string digest = cx.vcs->history_digest();  // before walking: a commit made meanwhile is caught
+    const auto head = cx.vcs->head();
+    have_listings = !model::list_checkout_files(tether_dir(cx) / "listings", ".jsonl", false).empty();
 
     collect_here();
     collect_live_checkouts();
@@ -164,7 +164,7 @@ struct Repo::GcPlanner {
     if (g == group_of.end()) {
       std::string name;
       try {
-        auto& b = repo.backend(m.kind);
+        auto& b = cx.backend(m.kind);
         name = m.kind + "|" + b.ref_namespace(m.locator, m.key);
         identity_of[sig] = b.identity(m.locator, m.key);
       } catch (const std::exception& e) {
@@ -185,7 +185,7 @@ struct Repo::GcPlanner {
       grp.locator = m.locator;
     }
     if (!m.state) return;
-    auto& b = repo.backend(m.kind);
+    auto& b = cx.backend(m.kind);
     const Json content_state = b.content_state(*m.state);
     const std::string content = support::canonical_json(content_state);
     if (m.pin) {
@@ -214,7 +214,7 @@ struct Repo::GcPlanner {
   void scan_ops(const fs::path& dir) {
     std::vector<OpEntry> entries;
     try {
-      entries = repo.read_ops(dir);
+      entries = read_ops(cx, dir);
     } catch (const std::exception& e) {
       note("cannot read " + (dir / ".tether" / "ops.jsonl").string() + ": " + e.what());
     }
@@ -231,20 +231,20 @@ struct Repo::GcPlanner {
 
   // 1. This checkout's working tree first: its locators are the ones actions use.
   void collect_here() {
-    const auto& here = scope.here_manifests ? *scope.here_manifests : repo.manifests_;
+    const auto& here = scope.here_manifests ? *scope.here_manifests : cx.manifests;
     for (const auto& entry : here) add_manifest(entry.second, true);
-    scan_ops(repo.root_);
+    scan_ops(cx.root);
   }
 
   // 2. The other live checkouts of the repository: their manifests, workspaces and op logs.
   void collect_live_checkouts() {
     std::error_code ec;
-    const fs::path mine = fs::weakly_canonical(repo.vcs_->root(), ec);
-    for (const auto& r : repo.vcs_->workspace_roots()) {
+    const fs::path mine = fs::weakly_canonical(cx.vcs->root(), ec);
+    for (const auto& r : cx.vcs->workspace_roots()) {
       ec.clear();
       fs::path c = fs::weakly_canonical(r, ec);
       if (c == mine) continue;
-      others.push_back(read_checkout(repo.vcs_->rel().empty() ? c : c / repo.vcs_->rel()));
+      others.push_back(read_checkout(cx.vcs->rel().empty() ? c : c / cx.vcs->rel()));
       scan_ops(others.back().dir);
     }
   }
@@ -286,14 +286,14 @@ struct Repo::GcPlanner {
   // 3. Every commit of the repository (but those the scope counts as gone), each tree and
   //    each manifest text once.
   void collect_history() {
-    const std::string objects_rel = repo.vcs_path(".tether/objects");
+    const std::string objects_rel = vcs_path(cx, ".tether/objects");
     std::unordered_set<const vcs::FileMap*> seen_trees;
     std::unordered_set<std::string_view> seen_texts;  // views into keep_alive's texts
     std::vector<std::shared_ptr<const vcs::FileMap>> keep_alive;
-    for (const auto& c : repo.vcs_->all_commit_ids()) {
+    for (const auto& c : cx.vcs->all_commit_ids()) {
       if (scope.exclude_commits.count(c)) continue;
       ++commits;
-      auto files = repo.vcs_->manifests_at(c, objects_rel);
+      auto files = cx.vcs->manifests_at(c, objects_rel);
       if (!seen_trees.insert(files.get()).second) continue;  // union of references: a tree counts once
       keep_alive.push_back(files);
       for (const auto& [rel, text] : *files) {
@@ -305,8 +305,8 @@ struct Repo::GcPlanner {
 
   // 4. What the plan reviewed: re-planned and compared when the plan is applied from a file.
   void set_context(const std::string& digest, const std::optional<std::string>& head) {
-    const auto& ws = *repo.workspace_;
-    const std::string manifest_hash = model::manifest_hash(repo.manifests_);
+    const auto& ws = *cx.workspace;
+    const std::string manifest_hash = model::manifest_hash(cx.manifests);
     plan.context = Json{{"workspace_id", ws.workspace_id},
                         {"prune_bookmarks", opt.prune_bookmarks},
                         {"prune_workspaces", opt.prune_workspaces},
@@ -337,7 +337,7 @@ struct Repo::GcPlanner {
       const Group& g = entry.second;
       if (g.kind.empty()) continue;
       try {
-        if (repo.backend(g.kind).effective_capabilities(g.locator, Json::object(), g.key) & cap) out.push_back(&entry);
+        if (cx.backend(g.kind).effective_capabilities(g.locator, Json::object(), g.key) & cap) out.push_back(&entry);
       } catch (const std::exception&) {
       }
     }
@@ -346,14 +346,14 @@ struct Repo::GcPlanner {
 
   // ---- 5. pins: this dataset's pins no manifest references, released only if this clone made them ----
   void plan_pins() {
-    std::set<std::string> known = repo.pin_index().known();
+    std::set<std::string> known = pin_index(cx).known();
     known.insert(created_here.begin(), created_here.end());
     auto pin_groups = groups_with(sdk::kPin);
     auto listed = fan_out<std::vector<std::string>>(
         pin_groups.size(),
         [&](std::size_t i) {
           const Group& g = pin_groups[i]->second;
-          return repo.backend(g.kind).list_pins(g.locator, g.key);
+          return cx.backend(g.kind).list_pins(g.locator, g.key);
         },
         opt.progress);
     for (std::size_t i = 0; i < pin_groups.size(); ++i) {
@@ -371,7 +371,7 @@ struct Repo::GcPlanner {
   void plan_pins_of(const Group& g, const std::set<std::string>& ids, const std::set<std::string>& known) {
     std::size_t foreign_datasets = 0, unfinished = 0;
     for (const auto& id : ids) {
-      if (model::pin_dataset(id) != repo.dataset_id_) {
+      if (model::pin_dataset(id) != cx.dataset_id) {
         ++foreign_datasets;
         continue;
       }
@@ -401,8 +401,8 @@ struct Repo::GcPlanner {
 
   // ---- 6. working refs of objects no longer registered ----
   void plan_forgotten_refs() {
-    for (const auto& [k, ref] : repo.workspace_->working_refs)
-      if (!repo.manifests_.count(k))
+    for (const auto& [k, ref] : cx.workspace->working_refs)
+      if (!cx.manifests.count(k))
         plan.actions.push_back({"forget-working-ref", k, "", ref,
                                 "object removed; branch left in place (gc --prune-bookmarks evaluates it)",
                                 Json::object()});
@@ -446,8 +446,8 @@ struct Repo::GcPlanner {
   Live live_branches() {
     Live live;
     std::set<std::string> bookmarks;
-    const auto& ws = *repo.workspace_;
-    for (const auto& [b, c] : repo.vcs_->bookmarks()) bookmarks.insert(b);
+    const auto& ws = *cx.workspace;
+    for (const auto& [b, c] : cx.vcs->bookmarks()) bookmarks.insert(b);
     if (ws.bookmark && !scope.here_manifests) bookmarks.insert(*ws.bookmark);
     for (const auto& co : others)
       if (co.ws.bookmark) bookmarks.insert(*co.ws.bookmark);
@@ -469,7 +469,7 @@ struct Repo::GcPlanner {
           if (g != group_of.end() && !g->second.empty()) live.in_use.insert(g->second + "\n" + ref);
         }
     };
-    if (!scope.here_manifests) mark_in_use(repo.manifests_, ws);
+    if (!scope.here_manifests) mark_in_use(cx.manifests, ws);
     for (const auto& co : others) mark_in_use(co.manifests, co.ws);
     live.my_slug = ws.bookmark ? model::bookmark_slug(*ws.bookmark) : "";
     return live;
@@ -482,7 +482,7 @@ struct Repo::GcPlanner {
     auto fork_groups = groups_with(sdk::kFork);
     auto refs = fan_out<std::vector<std::string>>(fork_groups.size(), [&](std::size_t i) {
       const Group& g = fork_groups[i]->second;
-      return repo.backend(g.kind).list_working_refs(g.locator, g.key);
+      return cx.backend(g.kind).list_working_refs(g.locator, g.key);
     });
     std::vector<Candidate> candidates;
     for (std::size_t i = 0; i < fork_groups.size(); ++i) {
@@ -498,7 +498,7 @@ struct Repo::GcPlanner {
       for (const auto& ref : *refs[i].value) {
         auto parts = model::parse_working_ref(ref);
         if (!parts) continue;
-        if (parts->dataset_id != repo.dataset_id_.substr(0, 8)) {
+        if (parts->dataset_id != cx.dataset_id.substr(0, 8)) {
           ++foreign;
           continue;
         }
@@ -530,7 +530,7 @@ struct Repo::GcPlanner {
   // A candidate's verdict: blocked, safe to delete (and why), or holding writes (why not).
   Verdict judge(const Candidate& c) {
     const Group& g = c.group->second;
-    auto& b = repo.backend(g.kind);
+    auto& b = cx.backend(g.kind);
     Verdict v;
     if (auto blocker = b.working_ref_blockers(g.locator, c.ref, g.key)) {
       v.blocked = *blocker;
@@ -581,13 +581,13 @@ struct Repo::GcPlanner {
       note("listings are kept: objects of an unusable backend may name them");
       return;
     }
-    for (const auto& f : model::list_checkout_files(repo.tether_dir() / "listings", ".jsonl", false))
+    for (const auto& f : model::list_checkout_files(tether_dir(cx) / "listings", ".jsonl", false))
       if (!listing_refs.count(f.string()))
         plan.actions.push_back({"delete-listing", "", "", f.string(), "unreferenced", Json::object()});
   }
 };
 
-Plan Repo::plan_gc(const GcOptions& opt, const GcScope& scope) { return GcPlanner(*this, opt, scope).run(); }
+Plan plan_gc(Context& cx, const GcOptions& opt, const GcScope& scope) { return GcPlanner(cx, opt, scope).run(); }
 
 std::map<std::string, std::string> plan_unreachable(const Plan& plan) {
   std::map<std::string, std::string> out;
@@ -596,9 +596,9 @@ std::map<std::string, std::string> plan_unreachable(const Plan& plan) {
   return out;
 }
 
-GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& parent) {
-  auto lock_c = lock_checkout();
-  auto lock_r = lock_repository();
+GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string>& parent) {
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
   GcReport rep;
   rep.plan = plan;
   rep.unreachable = plan_unreachable(plan);
@@ -606,10 +606,10 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
 
   // Preflight: a branch that moved since the plan was reviewed is not what the plan judged.
   for (const auto& a : plan.actions) {
-    if (a.op == "unpin" && model::pin_dataset(a.params.value("pin_id", std::string())) != dataset_id_)
+    if (a.op == "unpin" && model::pin_dataset(a.params.value("pin_id", std::string())) != cx.dataset_id)
       throw StalePlanError("the gc plan releases " + a.target + ", which is not a pin of this dataset; re-run the plan");
     if (a.op != "delete-branch") continue;
-    auto& b = backend(a.kind);
+    auto& b = cx.backend(a.kind);
     std::optional<Json> head;
     try {
       head = b.fingerprint(a.params["locator"], a.target, a.key);
@@ -620,9 +620,9 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
                            (head ? model::short_state(*head) : std::string("gone")) + "); re-run the plan");
   }
 
-  OpLog oplog = op_log();
+  OpLog oplog = op_log(cx);
   std::optional<std::string> op_id;
-  if (plan.writes() > 0) op_id = oplog.begin("gc", Json{{"workspace", model::workspace_to_toml(*workspace_)}}, parent);
+  if (plan.writes() > 0) op_id = oplog.begin("gc", Json{{"workspace", model::workspace_to_toml(*cx.workspace)}}, parent);
   auto progress = [&](const Json& rec) {
     if (op_id) oplog.progress(*op_id, rec);
   };
@@ -633,23 +633,23 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
       if (a.op == "unpin") {
         std::string id = a.params["pin_id"].get<std::string>();
         sdk::Pin pin{id, model::pin_ref(id), false};
-        backend(a.kind).unpin(a.params["locator"], pin, a.key);
+        cx.backend(a.kind).unpin(a.params["locator"], pin, a.key);
         add_to(rep.unpinned, a.kind, id);
         released.insert(id);
         progress(Json{{"action", "unpin"}, {"key", a.key}, {"pin_id", id}});
       } else if (a.op == "keep-pin") {
         add_to(rep.kept_pins, a.kind, a.params["pin_id"].get<std::string>());
       } else if (a.op == "forget-working-ref") {
-        auto it = workspace_->working_refs.find(a.key);
-        if (it != workspace_->working_refs.end() && it->second == a.target) {
-          workspace_->working_refs.erase(it);
-          workspace_->fork_points.erase(a.key);
-          workspace_->base_states.erase(a.key);
+        auto it = cx.workspace->working_refs.find(a.key);
+        if (it != cx.workspace->working_refs.end() && it->second == a.target) {
+          cx.workspace->working_refs.erase(it);
+          cx.workspace->fork_points.erase(a.key);
+          cx.workspace->base_states.erase(a.key);
           add_to(rep.forgotten_working_refs, a.key, a.target);
           progress(Json{{"action", "forget-working-ref"}, {"key", a.key}, {"ref", a.target}});
         }
       } else if (a.op == "delete-branch") {
-        auto& b = backend(a.kind);
+        auto& b = cx.backend(a.kind);
         Json head = b.fingerprint(a.params["locator"], a.target, a.key);
         if (!b.same(head, a.params["head"])) {
           add_to(rep.kept_working_refs, a.key, a.target);
@@ -664,7 +664,7 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
       } else if (a.op == "keep-branch") {
         add_to(rep.kept_working_refs, a.key, a.target);
       } else if (a.op == "delete-listing") {
-        model::remove_checkout_file(tether_dir() / "listings" / a.target);
+        model::remove_checkout_file(tether_dir(cx) / "listings" / a.target);
         rep.deleted_listings.push_back(a.target);
         progress(Json{{"action", "delete-listing"}, {"target", a.target}});
       }
@@ -673,13 +673,13 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
       rep.failed[what] = e.what();
     }
   }
-  model::remove_empty_checkout_dirs(tether_dir() / "listings", tether_dir().rel);  // only when now empty
+  model::remove_empty_checkout_dirs(tether_dir(cx) / "listings", tether_dir(cx).rel);  // only when now empty
   try {
-    pin_index().release(released);
+    pin_index(cx).release(released);
   } catch (const std::exception& e) {
     rep.failed["pinned index"] = e.what();
   }
-  if (!rep.forgotten_working_refs.empty()) write_workspace();
+  if (!rep.forgotten_working_refs.empty()) write_workspace(cx);
   if (op_id) {
     Json result = rep.to_json();
     result.erase("dry_run");
@@ -689,15 +689,16 @@ GcReport Repo::apply_gc(const Plan& plan, const std::optional<std::string>& pare
   return rep;
 }
 
-GcReport Repo::gc(const GcOptions& opt) {
+GcReport gc(Repo& repo, const GcOptions& opt) {
+  Context& cx = Context::of(repo);
   if (opt.force_prune && !opt.prune_bookmarks && !opt.prune_workspaces)
     throw ConfigError("--force-prune requires --prune-bookmarks (or --prune-workspaces)");
-  auto lock_c = lock_checkout();
-  auto lock_r = lock_repository();
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
   // A saved plan is planned again from the options it records and must come out the same: its
   // locators, pins and branches are then what this checkout's history names, not the file's.
   auto rederive = [&](const Plan& p) {
-    check_preconditions(p);
+    check_preconditions(cx, p);
     GcOptions again;
     const Json& c = p.context;
     again.prune_bookmarks = c.value("prune_bookmarks", false);
@@ -710,11 +711,11 @@ GcReport Repo::gc(const GcOptions& opt) {
         if (b.is_string()) again.keep_bookmarks.push_back(b.get<std::string>());
     if (!c.value("scope", Json(nullptr)).is_null())
       throw StalePlanError("the saved gc plan was made by abandon or drop; re-run the plan");
-    require_rederived(p, plan_gc(again, GcScope{}));
+    require_rederived(p, plan_gc(cx, again, GcScope{}));
   };
   GcReport rep = run_planned<GcReport>(
       opt.saved, opt.dry_run, rederive,
-      [&] { return plan_gc(opt, GcScope{}); }, [&](const Plan& p) { return apply_gc(p, std::nullopt); });
+      [&] { return plan_gc(cx, opt, GcScope{}); }, [&](const Plan& p) { return apply_gc(cx, p, std::nullopt); });
   rep.unreachable = plan_unreachable(rep.plan);
   return rep;
 }

@@ -23,6 +23,9 @@
 
 namespace tether::engine {
 
+static ImportResult apply_import(Context& cx, const Plan& plan);
+static Plan plan_import(Context& cx, const std::vector<Json>& rows, bool sync, const std::filesystem::path& cwd);
+
 namespace {
 
 const std::set<std::string>& canonical_columns() {
@@ -62,15 +65,16 @@ const char* const kUnchanged = ": unchanged";
 
 }  // namespace
 
-ImportResult Repo::import_objects(const ImportOptions& opt) {
+ImportResult import_objects(Repo& repo, const ImportOptions& opt) {
+  Context& cx = Context::of(repo);
   std::vector<Json> rows;
   if (!opt.saved) {
     std::optional<std::string> query = opt.query;
     if (!opt.table && !query && registry::is_sql_source(opt.source)) {
-      auto imp = secrets_.find("import");
-      if (imp != secrets_.end() && imp->is_object() && imp->contains("query") && (*imp)["query"].is_string())
+      auto imp = cx.secrets.find("import");
+      if (imp != cx.secrets.end() && imp->is_object() && imp->contains("query") && (*imp)["query"].is_string())
         query = (*imp)["query"].get<std::string>();
-      else if (config_.import_query)
+      else if (cx.config.import_query)
         // The committed file is written by whoever pushed last; the DSN is this user's.
         throw ConfigError(
             "tether.toml sets [import] query; a committed file arrives with every clone and must not choose SQL that "
@@ -79,13 +83,13 @@ ImportResult Repo::import_objects(const ImportOptions& opt) {
     // Read before locking: a slow database does not hold the checkout.
     rows = registry::read_source(opt.source, opt.table, query);
   }
-  auto lock = lock_checkout();
+  auto lock = lock_checkout(cx);
   return run_planned<ImportResult>(
-      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); },
-      [&] { return plan_import(rows, opt.sync, opt.cwd); }, [&](const Plan& p) { return apply_import(p); });
+      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(cx, p); },
+      [&] { return plan_import(cx, rows, opt.sync, opt.cwd); }, [&](const Plan& p) { return apply_import(cx, p); });
 }
 
-Plan Repo::plan_import(const std::vector<Json>& rows, bool sync, const std::filesystem::path& cwd) {
+static Plan plan_import(Context& cx, const std::vector<Json>& rows, bool sync, const std::filesystem::path& cwd) {
   // 1. Rows -> specs (the canonical columns of docs/registry.md#import).
   std::map<std::string, ImportSpec> specs;
   std::set<std::string> ignored;
@@ -99,7 +103,7 @@ Plan Repo::plan_import(const std::vector<Json>& rows, bool sync, const std::file
     if (s.key.empty() || s.kind.empty()) throw ConfigError("import row needs `key` and `kind`: " + model::py_repr(row));
     model::validate_key(s.key);
     try {
-      host_->get(s.kind);
+      cx.host->get(s.kind);
     } catch (const host::LoadError& e) {
       if (!e.path().empty()) throw;  // installed, but it does not load: that message is the useful one
       throw ConfigError("unknown backend kind " + model::py_repr(s.kind) + " for " + model::py_repr(s.key) +
@@ -134,8 +138,8 @@ Plan Repo::plan_import(const std::vector<Json>& rows, bool sync, const std::file
     if (std::string at = cell(row, "at"); !at.empty()) loc["at"] = at;  // like `add --at`
     s.locator = std::move(loc);
     std::string file = strip(cell(row, "policy_file")), pin = strip(cell(row, "policy_pin"));
-    s.policy.file = file.empty() ? config_.default_file : file;
-    s.policy.pin = pin.empty() ? config_.default_pin : pin;
+    s.policy.file = file.empty() ? cx.config.default_file : file;
+    s.policy.pin = pin.empty() ? cx.config.default_pin : pin;
     model::validate_policy_file(s.policy.file);
     model::validate_policy_pin(s.policy.pin);
     if (specs.count(s.key)) throw ConfigError("import source lists " + model::py_repr(s.key) + " more than once");
@@ -146,18 +150,18 @@ Plan Repo::plan_import(const std::vector<Json>& rows, bool sync, const std::file
   // 2. The plan (docs/cli.md, `tether import`).
   Plan plan;
   plan.command = "import";
-  plan.created_at = now_iso_seconds();
-  std::string mhash = model::manifest_hash(manifests_);
+  plan.created_at = now_iso_seconds(cx);
+  std::string mhash = model::manifest_hash(cx.manifests);
   plan.context = Json{{"manifest_hash", mhash}, {"sync", sync}, {"rows", specs.size()}};
   if (!ignored.empty()) plan.notes.push_back("ignored columns: " + join(std::vector<std::string>(ignored.begin(), ignored.end())));
   plan.preconditions.push_back(
       {"manifest_hash", mhash, "", Json::object(), "manifests changed since the plan was made; re-run the plan"});
   for (const auto& [key, s] : specs) {
-    Json locator = stored_locator(backend(s.kind), key, s.locator, cwd);
+    Json locator = stored_locator(cx.backend(s.kind), key, s.locator, cwd);
     std::string target = locator.contains("uri") && locator["uri"].is_string() ? locator["uri"].get<std::string>() : "";
     Json params{{"locator", locator}, {"policy", policy_json(s.policy)}};
-    auto reg = manifests_.find(key);
-    if (reg == manifests_.end()) {
+    auto reg = cx.manifests.find(key);
+    if (reg == cx.manifests.end()) {
       plan.actions.push_back({"add", key, s.kind, target, "register", std::move(params)});
       continue;
     }
@@ -171,14 +175,14 @@ Plan Repo::plan_import(const std::vector<Json>& rows, bool sync, const std::file
     else plan.notes.push_back(key + kUnchanged);
   }
   if (sync)
-    for (const auto& [key, m] : manifests_)
+    for (const auto& [key, m] : cx.manifests)
       if (!specs.count(key)) plan.actions.push_back({"remove", key, m.kind, "", "not listed by the source (sync)"});
   return plan;
 }
 
-ImportResult Repo::apply_import(const Plan& plan) {
+static ImportResult apply_import(Context& cx, const Plan& plan) {
   if (plan.command != "import") throw ConfigError("a '" + plan.command + "' plan cannot be applied by import");
-  auto lock = lock_checkout();
+  auto lock = lock_checkout(cx);
   ImportResult res;
   res.plan = plan;
   res.applied = true;
@@ -199,24 +203,24 @@ ImportResult Repo::apply_import(const Plan& plan) {
   for (const auto& a : plan.actions) {
     model::validate_key(a.key);
     Change c{a.op, a.key, {}, false};
-    auto reg = manifests_.find(a.key);
-    pre_objects[a.key] = reg == manifests_.end() ? Json(nullptr) : Json(model::manifest_to_toml(reg->second));
+    auto reg = cx.manifests.find(a.key);
+    pre_objects[a.key] = reg == cx.manifests.end() ? Json(nullptr) : Json(model::manifest_to_toml(reg->second));
     if (a.op == "remove") {
-      if (reg == manifests_.end()) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
+      if (reg == cx.manifests.end()) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
     } else if (a.op == "add" || a.op == "update") {
-      auto& b = backend(a.kind);
+      auto& b = cx.backend(a.kind);
       Json locator = a.params.value("locator", Json::object());
       b.validate_locator(locator, a.key);
       Json pol = a.params.value("policy", Json::object());
-      model::Policy policy{pol.value("file", config_.default_file), pol.value("pin", config_.default_pin)};
+      model::Policy policy{pol.value("file", cx.config.default_file), pol.value("pin", cx.config.default_pin)};
       model::validate_policy_file(policy.file);
       model::validate_policy_pin(policy.pin);
       if (a.op == "add") {
-        if (reg != manifests_.end()) throw StalePlanError(model::py_repr(a.key) + " is registered already; re-run the plan");
+        if (reg != cx.manifests.end()) throw StalePlanError(model::py_repr(a.key) + " is registered already; re-run the plan");
         c.manifest.key = a.key;
         c.manifest.kind = a.kind;
       } else {
-        if (reg == manifests_.end()) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
+        if (reg == cx.manifests.end()) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
         c.manifest = reg->second;
         c.locator_changed = c.manifest.locator != locator;
         // Another system: what was committed for the old one says nothing about this one.
@@ -235,26 +239,26 @@ ImportResult Repo::apply_import(const Plan& plan) {
     changes.push_back(std::move(c));
   }
 
-  OpLog oplog = op_log();
+  OpLog oplog = op_log(cx);
   const std::string op_id =
-      oplog.begin("import", Json{{"objects", pre_objects}, {"workspace", model::workspace_to_toml(*workspace_)}});
+      oplog.begin("import", Json{{"objects", pre_objects}, {"workspace", model::workspace_to_toml(*cx.workspace)}});
   for (auto& c : changes) {
     if (c.op == "add") {
-      register_object(std::move(c.manifest));
+      register_object(cx, std::move(c.manifest));
       res.added.push_back(c.key);
     } else if (c.op == "update") {
-      model::write_manifest(objects_dir(), c.manifest);
+      model::write_manifest(objects_dir(cx), c.manifest);
       // The branch (and the cached fingerprint) belong to the old locator: this checkout lets
       // go of them; gc judges the branch.
-      if (c.locator_changed) workspace_->forget_key(c.key);
-      manifests_[c.key] = std::move(c.manifest);
+      if (c.locator_changed) cx.workspace->forget_key(c.key);
+      cx.manifests[c.key] = std::move(c.manifest);
       res.updated.push_back(c.key);
     } else {
-      unregister_object(c.key);
+      unregister_object(cx, c.key);
       res.removed.push_back(c.key);
     }
   }
-  write_workspace();
+  write_workspace(cx);
   oplog.end(op_id, Json{{"added", res.added}, {"updated", res.updated}, {"removed", res.removed}, {"unchanged", res.unchanged}});
   return res;
 }

@@ -21,7 +21,7 @@ ImportResult import_from(const Dataset& ds, const std::filesystem::path& source,
   o.sync = sync;
   o.dry_run = dry_run;
   o.cwd = ds.root();
-  return ds.open()->import_objects(o);
+  return tether::engine::import_objects(*ds.open(), o);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ namespace tether::engine {
 
 // ---- init ------------------------------------------------------------------------------------
 
-InitResult Repo::init(const fs::path& path) {
+InitResult init(const fs::path& path) {
   fs::path root = fs::absolute(path).lexically_normal();
   if (root.has_filename() == false) root = root.parent_path();
   std::error_code ec;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/context.hpp"
 #include "tether/engine/plan.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/model/manifest.hpp"
@@ -20,14 +21,6 @@
 namespace tether::engine {
 
 using Json = nlohmann::json;
-
-// An advisory flock held until destruction (docs/FORMAT.md#locks).
-// Re-entrant within one Repo: an inner lock_*() while the lock is held is a no-op Lock.
-struct Repo::Lock {
-  int fd = -1;
-  bool* held = nullptr;  // the Repo's flag, cleared on release
-  ~Lock();
-};
 
 // secrets [vcs] git_path, then $TETHER_GIT, else "" (git on PATH).
 std::string git_executable(const Json& secrets);
@@ -87,7 +80,7 @@ std::string summarize_repair(const OpEntry& e);
 
 // `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record
 // (docs/FORMAT.md#the-op-log).
-// The time an entry is stamped with, `YYYY-MM-DDTHH:MM:SS+00:00` (Repo::now_iso_seconds, so a
+// The time an entry is stamped with, `YYYY-MM-DDTHH:MM:SS+00:00` (now_iso_seconds, so a
 // test's clock reaches the journal); null: the system clock.
 using StampFn = std::function<std::string()>;
 
@@ -104,7 +97,7 @@ class OpLog {
   void end_undo(const std::string& id, const Json& result, const std::string& target);
   // Every entry, oldest first; a missing file is an empty log. Blank lines are skipped; so are
   // malformed ones (torn, not JSON within the limits of model/limits.hpp, or a field of the
-  // wrong type), their 1-based numbers added to `skipped`. Read through Repo::read_ops, which
+  // wrong type), their 1-based numbers added to `skipped`. Read through read_ops, which
   // warns about them.
   std::vector<OpEntry> read(std::vector<std::size_t>* skipped = nullptr) const;
   // `<shown>: skipped N malformed line(s) (line 7); ...`
@@ -139,7 +132,7 @@ class PinIndex {
 
 // What a gc is planned against besides the live repository: drop and abandon plan it as if
 // commits were already gone.
-struct Repo::GcScope {
+struct GcScope {
   std::set<std::string> exclude_commits;  // planned as if these commits were gone (drop, abandon)
   std::optional<std::string> only_bookmark;  // drop: only this bookmark's branches, and it counts as gone
   // drop: states the dropped commits pinned or recorded, as "<group>\n<content state>"
@@ -169,6 +162,21 @@ Result run_planned(const std::optional<Plan>& saved, bool dry_run, Check&& check
   }
   return apply(p);
 }
+
+// What one command's module lends another: pull commits with commit's plan and apply, abandon
+// and drop collect with gc's, repair finishes an interrupted promote.
+struct CommitOptions;
+struct CommitResult;
+struct GcOptions;
+struct GcReport;
+struct PromoteReport;
+Plan plan_commit(Context& cx, const CommitOptions& opt, const std::optional<std::map<std::string, Json>>& fetched,
+                 std::vector<std::string>& unchanged);
+CommitResult apply_commit(Context& cx, const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress);
+Plan plan_gc(Context& cx, const GcOptions& options, const GcScope& scope);
+GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string>& parent);
+// `resume`: the journal entry of a promote a kill interrupted, which repair finishes.
+PromoteReport apply_promote(Context& cx, const Plan& plan, const OpEntry* resume = nullptr);
 
 // What a gc plan could not list (its "unreachable" context): what -> why (gc.cpp).
 std::map<std::string, std::string> plan_unreachable(const Plan& plan);

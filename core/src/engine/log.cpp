@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "engine/internal.hpp"
-#include "tether/engine/objects.hpp"
+#include "tether/engine/log.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/plugin_host.hpp"
@@ -17,16 +17,17 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-std::vector<sdk::HistoryEntry> Repo::log(const std::string& key, const std::optional<std::string>& ref, int limit) {
-  auto it = manifests_.find(key);
-  if (it == manifests_.end()) throw ConfigError("no such object: " + key);
+std::vector<sdk::HistoryEntry> log(Repo& repo, const std::string& key, const std::optional<std::string>& ref, int limit) {
+  Context& cx = Context::of(repo);
+  auto it = cx.manifests.find(key);
+  if (it == cx.manifests.end()) throw ConfigError("no such object: " + key);
   const auto& m = it->second;
-  auto& b = backend(m.kind);
+  auto& b = cx.backend(m.kind);
   if (!(b.capabilities() & sdk::kHistory))
     throw CapabilityError(m.kind + " objects have no native history to list (the " + m.kind +
                               " backend lacks HISTORY; `tether backends` shows each backend's capabilities)",
                           key);
-  return b.history(m.locator, ref ? ref : working_ref(key), limit, key);
+  return b.history(m.locator, ref ? ref : working_ref(cx, key), limit, key);
 }
 
 }  // namespace tether::engine

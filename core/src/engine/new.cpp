@@ -23,16 +23,20 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
+static NewResult apply_new(Context& cx, const Plan& plan);
+static Plan plan_new(Context& cx, const NewOptions& opt);
+
 // ---- tether new ------------------------------------------------------------------------------
 
-NewResult Repo::new_workspace(const NewOptions& opt) {
-  auto lock = lock_checkout();
+NewResult new_workspace(Repo& repo, const NewOptions& opt) {
+  Context& cx = Context::of(repo);
+  auto lock = lock_checkout(cx);
   std::unique_ptr<Lock> repo_lock;
-  if (!opt.dry_run) repo_lock = lock_repository();
+  if (!opt.dry_run) repo_lock = lock_repository(cx);
   // A saved plan is planned again from the options it records and must come out the same: the
   // branches, sources and heads it forks from are then this checkout's, not the file's.
   auto rederive = [&](const Plan& p) {
-    check_preconditions(p);
+    check_preconditions(cx, p);
     const Json& c = p.context;
     NewOptions again;
     if (auto r = c.find("rev"); r != c.end() && r->is_string()) again.rev = r->get<std::string>();
@@ -42,27 +46,27 @@ NewResult Repo::new_workspace(const NewOptions& opt) {
     again.keep = c.value("keep", false);
     again.discard = c.value("discard", false);
     again.eager = c.value("eager", false);
-    Plan derived = plan_new(again);
+    Plan derived = plan_new(cx, again);
     if (derived.context.value("bookmark", Json(nullptr)) != c.value("bookmark", Json(nullptr)))
       throw StalePlanError("the saved new plan is not what tether plans here now (bookmark " +
                            c.value("bookmark", Json(nullptr)).dump() + "); re-run the plan");
     require_rederived(p, derived);
   };
   return run_planned<NewResult>(
-      opt.saved, opt.dry_run, rederive, [&] { return plan_new(opt); }, [&](const Plan& p) { return apply_new(p); });
+      opt.saved, opt.dry_run, rederive, [&] { return plan_new(cx, opt); }, [&](const Plan& p) { return apply_new(cx, p); });
 }
 
 // Planning `new`, stage by stage: which bookmark (and whether it is created), whether another
 // checkout holds it, the trunk's upstream branches, then one fork (or reuse, share, refusal)
 // per forkable object -- objects of one branch scope share the first one's branch.
-struct Repo::NewPlanner {
+struct NewPlanner {
   // The first object planned in a (kind, branch scope): the others share its branch.
   struct First {
     std::string key, op;
     Json state;
   };
 
-  Repo& repo;
+  Context& cx;
   const NewOptions& opt;
   Plan plan;
   std::map<std::string, model::ObjectManifest> objects;
@@ -73,16 +77,16 @@ struct Repo::NewPlanner {
   std::string name;  // the working branch name of the bookmark
   std::map<std::pair<std::string, std::string>, First> scopes;
 
-  NewPlanner(Repo& r, const NewOptions& o) : repo(r), opt(o) {}
+  NewPlanner(Context& r, const NewOptions& o) : cx(r), opt(o) {}
 
   Plan run() {
     plan.command = "new";
-    plan.created_at = repo.now_iso_seconds();
-    objects = opt.rev ? repo.manifests_at(*opt.rev) : repo.manifests_;
-    bookmarks = repo.vcs_->bookmarks();
-    trunk = repo.config_.trunk();
+    plan.created_at = now_iso_seconds(cx);
+    objects = opt.rev ? manifests_at(cx, *opt.rev) : cx.manifests;
+    bookmarks = cx.vcs->bookmarks();
+    trunk = cx.config.trunk();
     choose_bookmark();
-    eager = opt.eager.value_or(repo.config_.new_fork == "eager");
+    eager = opt.eager.value_or(cx.config.new_fork == "eager");
     set_context();
     if (opt.keep) {
       plan.notes.push_back("keep: refresh the baseline only; working refs unchanged");
@@ -97,7 +101,7 @@ struct Repo::NewPlanner {
       plan_trunk();
       return std::move(plan);
     }
-    name = model::working_ref_name(repo.dataset_id_, *bookmark);
+    name = model::working_ref_name(cx.dataset_id, *bookmark);
     for (const auto& entry : objects) plan_object(entry.second);
     return std::move(plan);
   }
@@ -105,7 +109,7 @@ struct Repo::NewPlanner {
   // Among bookmarks at one commit: this checkout's, else the trunk, else the only one.
   std::optional<std::string> pick(const std::vector<std::string>& candidates) const {
     auto has = [&](const std::string& b) { return std::find(candidates.begin(), candidates.end(), b) != candidates.end(); };
-    const auto& mine = repo.workspace_->bookmark;
+    const auto& mine = cx.workspace->bookmark;
     if (mine && has(*mine)) return mine;
     if (has(trunk)) return trunk;
     if (candidates.size() == 1) return candidates.front();
@@ -113,11 +117,11 @@ struct Repo::NewPlanner {
   }
 
   void choose_bookmark() {
-    const auto& mine = repo.workspace_->bookmark;
+    const auto& mine = cx.workspace->bookmark;
     if (opt.bookmark) {
       const std::string& b = *opt.bookmark;
       if (bookmarks.count(b)) throw ConfigError("bookmark '" + b + "' exists; `tether new " + b + "` joins it");
-      std::string ref = model::working_ref_name(repo.dataset_id_, b);
+      std::string ref = model::working_ref_name(cx.dataset_id, b);
       auto dot = ref.rfind('.');
       bool numbered = dot + 1 < ref.size() && ref.find_first_not_of("0123456789", dot + 1) == std::string::npos;
       if (numbered)
@@ -129,7 +133,7 @@ struct Repo::NewPlanner {
     } else if (opt.rev && bookmarks.count(*opt.rev)) {
       bookmark = *opt.rev;
     } else if (opt.rev) {
-      std::string commit = repo.vcs_->resolve(*opt.rev);
+      std::string commit = cx.vcs->resolve(*opt.rev);
       std::vector<std::string> at;
       for (const auto& [b, c] : bookmarks)
         if (c == commit) at.push_back(b);
@@ -137,14 +141,14 @@ struct Repo::NewPlanner {
     } else if (opt.keep) {
       bookmark = mine;
     } else {
-      auto cur = repo.vcs_->current_bookmark();
+      auto cur = cx.vcs->current_bookmark();
       if (!cur && mine) bookmark = mine;
       else bookmark = cur ? pick({*cur}) : std::nullopt;
     }
   }
 
   void set_context() {
-    const auto& ws = *repo.workspace_;
+    const auto& ws = *cx.workspace;
     const std::string mhash = model::manifest_hash(objects);
     plan.context = Json{{"rev", opt.rev ? Json(*opt.rev) : Json(nullptr)},
                         {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
@@ -166,7 +170,7 @@ struct Repo::NewPlanner {
   bool held_elsewhere() {
     const std::string& b = *bookmark;
     std::vector<std::string> holders;
-    for (const auto& [id, bm] : repo.other_workspaces())
+    for (const auto& [id, bm] : other_workspaces(cx))
       if (bm == b) holders.push_back(id.substr(0, 8));
     if (!holders.empty()) {
       plan.actions.push_back({"refuse", "", "", "", "bookmark '" + b + "' is held by live workspace(s) " + join(holders) +
@@ -183,8 +187,8 @@ struct Repo::NewPlanner {
     plan.notes.push_back("on trunk '" + *bookmark + "': writes land on each object's upstream branch");
     for (const auto& [key, m] : objects) {
       try {
-        if (!(repo.effective_capabilities(m) & sdk::kFork) || has_at(m.locator)) continue;
-        plan.actions.push_back({"trunk", key, m.kind, repo.backend(m.kind).base_branch(m.locator, key), "upstream branch"});
+        if (!(cx.effective_capabilities(m) & sdk::kFork) || has_at(m.locator)) continue;
+        plan.actions.push_back({"trunk", key, m.kind, cx.backend(m.kind).base_branch(m.locator, key), "upstream branch"});
       } catch (const std::exception& e) {
         plan.notes.push_back(key + ": no upstream branch to write to (" + e.what() + ")");
       }
@@ -195,7 +199,7 @@ struct Repo::NewPlanner {
     const std::string& key = m.key;
     uint32_t caps = 0;
     try {
-      caps = repo.effective_capabilities(m);
+      caps = cx.effective_capabilities(m);
     } catch (const std::exception& e) {
       plan.notes.push_back(key + ": " + e.what());
       return;
@@ -205,7 +209,7 @@ struct Repo::NewPlanner {
       plan.notes.push_back(key + ": nothing committed yet; fork after first commit");
       return;
     }
-    auto& be = repo.backend(m.kind);
+    auto& be = cx.backend(m.kind);
     auto scope = std::make_pair(m.kind, be.branch_scope(m.locator, key));
     if (auto f = scopes.find(scope); f != scopes.end()) {
       plan_share(m, f->second);
@@ -219,7 +223,7 @@ struct Repo::NewPlanner {
 
   // An object in the branch scope of one planned before it shares that one's branch.
   void plan_share(const model::ObjectManifest& m, const First& first) {
-    auto& be = repo.backend(m.kind);
+    auto& be = cx.backend(m.kind);
     if (first.op.empty() || first.op == "refuse") {
       plan.notes.push_back(m.key + ": shares a branch with " + first.key + ", which cannot fork");
     } else if (be.same(first.state, *m.state)) {
@@ -237,7 +241,7 @@ struct Repo::NewPlanner {
   // The branch this checkout already records for the key (a sibling `<name>.<n>` a backend
   // returned counts), else `name` if the store has it.
   std::optional<std::string> existing_branch(const std::string& key, const std::vector<std::string>& refs) const {
-    const auto& ws = *repo.workspace_;
+    const auto& ws = *cx.workspace;
     std::optional<std::string> existing;
     for (const auto* table : {&ws.working_refs, &ws.pending_forks})
       if (auto it = table->find(key); it != table->end() && it->second.rfind(name, 0) == 0 &&
@@ -251,7 +255,7 @@ struct Repo::NewPlanner {
   // the op planned ("" when nothing was).
   std::string plan_fork(const model::ObjectManifest& m, uint32_t caps) {
     const std::string& key = m.key;
-    auto& be = repo.backend(m.kind);
+    auto& be = cx.backend(m.kind);
     std::vector<std::string> refs;
     try {
       refs = be.list_working_refs(m.locator, key);
@@ -298,7 +302,7 @@ struct Repo::NewPlanner {
       params["existing"] = *existing;
       params["head"] = *head;
       detail += "; resets " + *existing;
-      const auto& ws = *repo.workspace_;
+      const auto& ws = *cx.workspace;
       auto known = [&](const std::map<std::string, Json>& table) {
         auto it = table.find(key);
         return it != table.end() && be.same(it->second, *head);
@@ -336,15 +340,15 @@ struct Repo::NewPlanner {
   }
 };
 
-Plan Repo::plan_new(const NewOptions& opt) { return NewPlanner(*this, opt).run(); }
+static Plan plan_new(Context& cx, const NewOptions& opt) { return NewPlanner(cx, opt).run(); }
 
 // Applying a `new` plan, stage by stage: refuse what the plan refused, journal the start,
 // move the VCS, then either keep the working branches (--keep) or decide them anew: assign
 // trunk, reused and pending branches, fork concurrently, let shares follow their first key,
 // settle the base states and cached fingerprints; then end the journal entry and report. A
 // stage that throws ends the entry as failed (forks that failed end it with what was forked).
-struct Repo::NewApplier {
-  Repo& repo;
+struct NewApplier {
+  Context& cx;
   const Plan& plan;
   std::optional<std::string> bookmark, rev;
   bool create = false, keep = false;
@@ -356,10 +360,10 @@ struct Repo::NewApplier {
   std::vector<const PlanAction*> forks;  // the forks to make now
   std::vector<std::string> fork_errors;
 
-  NewApplier(Repo& r, const Plan& p) : repo(r), plan(p), oplog(r.op_log()) {}
+  NewApplier(Context& r, const Plan& p) : cx(r), plan(p), oplog(op_log(r)) {}
 
   // The workspace as reloaded after the VCS moved.
-  model::Workspace& ws() { return *repo.workspace_; }
+  model::Workspace& ws() { return *cx.workspace; }
 
   NewResult run() {
     refuse_refusals();
@@ -369,7 +373,7 @@ struct Repo::NewApplier {
     res.kept = keep;
     try {
       move_vcs();
-      repo.reload();
+      reload(cx);
       ws().bookmark = bookmark;
       if (keep) {
         keep_branches();
@@ -380,7 +384,7 @@ struct Repo::NewApplier {
         settle_workspace();
         if (!fork_errors.empty()) fail_forks();
       }
-      repo.write_workspace();
+      write_workspace(cx);
     } catch (const std::exception& e) {
       if (!ended) oplog.end(op_id, Json{{"failed", e.what()}});
       throw;
@@ -417,13 +421,13 @@ struct Repo::NewApplier {
     for (const auto& a : plan.actions)
       if (a.params.contains("head")) heads[a.key] = a.params["head"];
     op_id = oplog.begin(
-        "new", Json{{"workspace", model::workspace_to_toml(*repo.workspace_)}, {"vcs", repo.vcs_position()}, {"heads", heads}},
-        repo.op_parent_);
+        "new", Json{{"workspace", model::workspace_to_toml(*cx.workspace)}, {"vcs", vcs_position(cx)}, {"heads", heads}},
+        cx.op_parent);
   }
 
   // The VCS first: the manifests there are what the forks start from.
   void move_vcs() {
-    auto& vcs = *repo.vcs_;
+    auto& vcs = *cx.vcs;
     if (create) vcs.new_bookmark(*bookmark, rev);
     else if (rev) vcs.switch_to(*rev);
     else if (bookmark && vcs.current_bookmark() != bookmark && vcs.bookmarks().count(*bookmark))
@@ -435,14 +439,14 @@ struct Repo::NewApplier {
     auto& w = ws();
     for (const auto* table : {&w.working_refs, &w.pending_forks})
       for (const auto& [k, r] : *table)
-        if (auto m = repo.manifests_.find(k); m != repo.manifests_.end() && m->second.state) w.base_states[k] = *m->second.state;
+        if (auto m = cx.manifests.find(k); m != cx.manifests.end() && m->second.state) w.base_states[k] = *m->second.state;
   }
 
   // Every registered key's branch decided anew: trunk and reused branches set, forks pending
   // (written down before forking: a crash while forking leaves them pending, not lost).
   void assign_branches() {
     auto& w = ws();
-    const auto& manifests = repo.manifests_;
+    const auto& manifests = cx.manifests;
     // Refs of keys not registered here stay (gc finds them); everything else is decided anew.
     const std::map<std::string, std::string> previous = w.working_refs;
     std::map<std::string, std::string> kept;
@@ -472,18 +476,18 @@ struct Repo::NewApplier {
     }
     for (const auto& [k, r] : w.pending_forks)
       if (auto m = manifests.find(k); m != manifests.end() && m->second.state) w.base_states[k] = *m->second.state;
-    repo.write_workspace();  // interim
+    write_workspace(cx);  // interim
   }
 
   // The forks, concurrently; each one made is recorded and journaled, each failure kept.
   void fork_branches() {
     auto results = fan_out<std::string>(forks.size(), [&](std::size_t i) {
       const PlanAction& a = *forks[i];
-      const auto& m = repo.manifests_.at(a.key);
+      const auto& m = cx.manifests.at(a.key);
       sdk::Source source = a.params["source"].get<sdk::Source>();
-      if (source.kind == sdk::Source::Kind::Pin) source = repo.checked_source(m);
+      if (source.kind == sdk::Source::Kind::Pin) source = checked_source(cx, m);
       sdk::Expected expected = a.params.contains("head") ? sdk::Expected::at(a.params["head"]) : sdk::Expected::absent();
-      return repo.backend(a.kind).fork(m.locator, source, a.target, expected, a.key);
+      return cx.backend(a.kind).fork(m.locator, source, a.target, expected, a.key);
     });
     auto& w = ws();
     for (std::size_t i = 0; i < forks.size(); ++i) {
@@ -496,7 +500,7 @@ struct Repo::NewApplier {
       w.working_refs[a.key] = *results[i].value;
       w.pending_forks.erase(a.key);
       w.pending_resets.erase(a.key);
-      w.fork_points[a.key] = repo.manifests_.at(a.key).state.value_or(Json(nullptr));
+      w.fork_points[a.key] = cx.manifests.at(a.key).state.value_or(Json(nullptr));
       (a.params.contains("existing") ? reset : created).push_back(a.key);
       oplog.progress(op_id, Json{{"action", "fork"}, {"key", a.key}, {"ref", *results[i].value}});
     }
@@ -522,14 +526,14 @@ struct Repo::NewApplier {
   // what the manifests record (a reset or pending fork starts there).
   void settle_workspace() {
     auto& w = ws();
-    const auto& manifests = repo.manifests_;
+    const auto& manifests = cx.manifests;
     for (const auto& [k, r] : w.working_refs)
-      if (auto m = manifests.find(k); m != manifests.end() && m->second.state && bookmark != repo.config_.trunk())
+      if (auto m = manifests.find(k); m != manifests.end() && m->second.state && bookmark != cx.config.trunk())
         w.base_states[k] = *m->second.state;
     for (const auto& a : plan.actions)
       if (a.op == "fork" || a.op == "defer-fork" || a.op == "reuse" || a.op == "share")
         if (auto m = manifests.find(a.key); m != manifests.end() && m->second.state) w.set_snapshot(a.key, *m->second.state);
-    repo.write_workspace();
+    write_workspace(cx);
   }
 
   // Some forks failed: the entry ends with what was forked, and the error says how to go on.
@@ -545,7 +549,7 @@ struct Repo::NewApplier {
 
   void end_journal() {
     const model::Workspace& w = ws();
-    oplog.end(op_id, Json{{"vcs", repo.vcs_position()},
+    oplog.end(op_id, Json{{"vcs", vcs_position(cx)},
                           {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
                           {"created_bookmark", create},
                           {"created", created},
@@ -560,16 +564,16 @@ struct Repo::NewApplier {
     const model::Workspace& w = ws();
     res.applied = true;
     res.bookmark = bookmark;
-    res.trunk = bookmark && *bookmark == repo.config_.trunk();
+    res.trunk = bookmark && *bookmark == cx.config.trunk();
     res.working_refs = w.working_refs;
     res.pending_forks = w.pending_forks;
     res.fork_points = w.fork_points;
     for (const auto& [k, r] : w.working_refs)
-      if (!repo.manifests_.count(k)) res.unregistered.push_back(k);
+      if (!cx.manifests.count(k)) res.unregistered.push_back(k);
   }
 };
 
-NewResult Repo::apply_new(const Plan& plan) { return NewApplier(*this, plan).run(); }
+static NewResult apply_new(Context& cx, const Plan& plan) { return NewApplier(cx, plan).run(); }
 
 Json NewResult::to_json() const {
   Json fps = Json::object();

@@ -38,7 +38,7 @@ struct Dataset {
   void commit(const std::string& message) const {
     tether::engine::CommitOptions o;
     o.message = message;
-    open()->commit(o);
+    tether::engine::commit(*open(), o);
   }
   tether::engine::NewResult new_(std::optional<std::string> rev, std::optional<std::string> bookmark = std::nullopt,
                                  bool eager = false, bool discard = false, bool shared = false) const {
@@ -48,7 +48,7 @@ struct Dataset {
     o.eager = eager;
     o.discard = discard;
     o.shared = shared;
-    return open()->new_workspace(o);
+    return tether::engine::new_workspace(*open(), o);
   }
   std::string fork_name(const std::string& bookmark) const { return tether::model::working_ref_name(id, bookmark); }
 
@@ -61,7 +61,7 @@ struct Dataset {
   void forked(const std::string& bookmark) const {
     baseline();
     new_(std::nullopt, bookmark);
-    open()->open_object("m", std::nullopt, true);
+    tether::engine::open_object(*open(), "m", std::nullopt, true);
   }
   // The head snapshot of a branch in a system, or "" when there is no such branch.
   std::string branch(const std::string& system, const std::string& name) const {
@@ -87,7 +87,7 @@ TEST_CASE("new -b decides lazy forks; the first writable open creates the branch
   CHECK(git_out(d.ds, {"symbolic-ref", "--short", "HEAD"}) == "x");
 
   auto repo = d.open();
-  auto h = repo->open_object("m", std::nullopt, std::nullopt);  // writable: the default for Forkable
+  auto h = tether::engine::open_object(*repo, "m", std::nullopt, std::nullopt);  // writable: the default for Forkable
   CHECK_FALSE(h.read_only);
   CHECK(d.branch("sys1", d.fork_name("x")) == "sys1:s0");
   CHECK(repo->workspace().working_refs.at("m") == d.fork_name("x"));
@@ -123,7 +123,7 @@ TEST_CASE("a branch with writes new did not review is refused; --discard agrees 
   CHECK(r.pending_forks.at("m") == d.fork_name("x"));
   CHECK(d.open()->workspace().pending_resets.at("m") == json{{"snapshot_id", w}});
   CHECK(d.branch("sys1", d.fork_name("x")) == w);  // deferred: not reset yet
-  d.open()->open_object("m", std::nullopt, true);
+  tether::engine::open_object(*d.open(), "m", std::nullopt, true);
   CHECK(d.branch("sys1", d.fork_name("x")) == "sys1:s0");
 }
 
@@ -133,7 +133,7 @@ TEST_CASE("a writable open never resets writes made after new reviewed the branc
   d.write("sys1", d.fork_name("x"));
   d.new_("x", std::nullopt, false, /*discard=*/true);
   std::string later = d.write("sys1", d.fork_name("x"));
-  CHECK_THROWS_WITH_AS(d.open()->open_object("m", std::nullopt, true), doctest::Contains("that `new` did not see"),
+  CHECK_THROWS_WITH_AS(tether::engine::open_object(*d.open(), "m", std::nullopt, true), doctest::Contains("that `new` did not see"),
                        tether::StaleWorkingCopyError);
   CHECK(d.branch("sys1", d.fork_name("x")) == later);
 }
@@ -179,13 +179,13 @@ TEST_CASE("a working copy whose manifests moved under its branch is stale until 
   git(d.ds, {"reset", "-q", "--hard", "HEAD~1"});  // the bookmark moved back by hand
 
   CHECK(d.open()->stale_keys() == std::vector<std::string>{"m"});
-  CHECK_THROWS_AS(d.open()->open_object("m", std::nullopt, true), tether::StaleWorkingCopyError);
+  CHECK_THROWS_AS(tether::engine::open_object(*d.open(), "m", std::nullopt, true), tether::StaleWorkingCopyError);
   CHECK_THROWS_AS(d.commit("more"), tether::StaleWorkingCopyError);
-  CHECK(d.open()->open_object("m", std::nullopt, false).read_only);  // reading is fine
+  CHECK(tether::engine::open_object(*d.open(), "m", std::nullopt, false).read_only);  // reading is fine
 
   d.new_(std::nullopt);
   CHECK(d.open()->stale_keys().empty());
-  d.open()->open_object("m", std::nullopt, true);
+  tether::engine::open_object(*d.open(), "m", std::nullopt, true);
   CHECK(d.branch("sys1", d.fork_name("x")) == "sys1:s0");
 }
 
@@ -208,7 +208,7 @@ TEST_CASE("new on a revision no bookmark names leaves a read-only working copy")
   auto r = d.new_(first);
   CHECK_FALSE(r.bookmark.has_value());
   CHECK(git_out(d.ds, {"symbolic-ref", "--short", "HEAD"}) == "tether/" + first.substr(0, 12));
-  CHECK_THROWS_WITH_AS(d.open()->open_object("m", std::nullopt, true), doctest::Contains("on no bookmark"),
+  CHECK_THROWS_WITH_AS(tether::engine::open_object(*d.open(), "m", std::nullopt, true), doctest::Contains("on no bookmark"),
                        tether::StaleWorkingCopyError);
 }
 

@@ -59,7 +59,7 @@ std::string absolutize(std::string v, const fs::path& cwd, const std::vector<std
 
 }  // namespace
 
-Json Repo::stored_locator(host::BackendProxy& b, const std::string& key, Json locator, const fs::path& cwd) {
+Json stored_locator(host::BackendProxy& b, const std::string& key, Json locator, const fs::path& cwd) {
   const auto& desc = b.description();
   for (const auto& k : desc.local_path_keys)
     if (locator.contains(k) && locator[k].is_string())
@@ -68,28 +68,28 @@ Json Repo::stored_locator(host::BackendProxy& b, const std::string& key, Json lo
   return locator;
 }
 
-void Repo::register_object(model::ObjectManifest m) {
-  model::write_manifest(objects_dir(), m);
+void register_object(Context& cx, model::ObjectManifest m) {
+  model::write_manifest(objects_dir(cx), m);
   // A branch this checkout held for an earlier object of the key is not this object's.
-  workspace_->working_refs.erase(m.key);
-  workspace_->pending_forks.erase(m.key);
-  workspace_->pending_resets.erase(m.key);
-  workspace_->fork_points.erase(m.key);
-  workspace_->base_states.erase(m.key);
+  cx.workspace->working_refs.erase(m.key);
+  cx.workspace->pending_forks.erase(m.key);
+  cx.workspace->pending_resets.erase(m.key);
+  cx.workspace->fork_points.erase(m.key);
+  cx.workspace->base_states.erase(m.key);
   std::string key = m.key;
-  manifests_[key] = std::move(m);
+  cx.manifests[key] = std::move(m);
 }
 
-void Repo::unregister_object(const std::string& key) {
-  model::remove_manifest(objects_dir(), key);
+void unregister_object(Context& cx, const std::string& key) {
+  model::remove_manifest(objects_dir(cx), key);
   // The working ref stays so gc can judge the branch.
-  workspace_->last_snapshot.erase(key);
-  workspace_->last_snapshot_errors.erase(key);
-  workspace_->pending_forks.erase(key);
-  workspace_->pending_resets.erase(key);
-  workspace_->fork_points.erase(key);
-  workspace_->base_states.erase(key);
-  manifests_.erase(key);
+  cx.workspace->last_snapshot.erase(key);
+  cx.workspace->last_snapshot_errors.erase(key);
+  cx.workspace->pending_forks.erase(key);
+  cx.workspace->pending_resets.erase(key);
+  cx.workspace->fork_points.erase(key);
+  cx.workspace->base_states.erase(key);
+  cx.manifests.erase(key);
 }
 
 }  // namespace tether::engine

@@ -26,7 +26,7 @@ AddRequest memory_object(const Dataset& ds, const std::string& key, const std::s
 
 TEST_CASE("add registers without contacting the store; remove unregisters") {
   Dataset ds;
-  const auto added = ds.open()->add(memory_object(ds, "raw/m", "sys1"));
+  const auto added = tether::engine::add(*ds.open(), memory_object(ds, "raw/m", "sys1"));
   CHECK(added.key == "raw/m");
   CHECK(added.kind == "memory");
   CHECK(added.maturity == "stable");
@@ -35,33 +35,33 @@ TEST_CASE("add registers without contacting the store; remove unregisters") {
   CHECK(contains(manifest, "kind = \"memory\""));
   CHECK(contains(manifest, "system = \"sys1\""));
 
-  CHECK(contains(error_of([&] { ds.open()->add(memory_object(ds, "raw/m", "sys2")); }), "raw/m"));
-  ds.open()->remove("raw/m");
+  CHECK(contains(error_of([&] { tether::engine::add(*ds.open(), memory_object(ds, "raw/m", "sys2")); }), "raw/m"));
+  tether::engine::remove(*ds.open(), "raw/m");
   CHECK(ds.open()->manifests().empty());
-  CHECK(contains(error_of([&] { ds.open()->remove("raw/m"); }), "raw/m"));
+  CHECK(contains(error_of([&] { tether::engine::remove(*ds.open(), "raw/m"); }), "raw/m"));
 }
 
 TEST_CASE("add refuses unsafe keys and unknown kinds, writing nothing") {
   Dataset ds;
   for (const char* key : {"../x", "/abs", "a/../b", ""}) {
     CAPTURE(key);
-    CHECK_FALSE(error_of([&] { ds.open()->add(memory_object(ds, key, "sys1")); }).empty());
+    CHECK_FALSE(error_of([&] { tether::engine::add(*ds.open(), memory_object(ds, key, "sys1")); }).empty());
   }
   auto unknown = memory_object(ds, "k", "sys1");
   unknown.kind = "nosuchkind";
-  CHECK(contains(error_of([&] { ds.open()->add(unknown); }), "nosuchkind"));
+  CHECK(contains(error_of([&] { tether::engine::add(*ds.open(), unknown); }), "nosuchkind"));
   CHECK(ds.open()->manifests().empty());
 }
 
 TEST_CASE("set changes policies and says what changed") {
   Dataset ds;
   ds.add_memory("m", "sys1");
-  const auto r = ds.open()->set_policy({"m"}, false, std::nullopt, std::string("record"));
+  const auto r = tether::engine::set_policy(*ds.open(), {"m"}, false, std::nullopt, std::string("record"));
   REQUIRE(r.changed.count("m") == 1);
   CHECK(r.changed.at("m").at("pin").second == "record");
-  const auto again = ds.open()->set_policy({"m"}, false, std::nullopt, std::string("record"));
+  const auto again = tether::engine::set_policy(*ds.open(), {"m"}, false, std::nullopt, std::string("record"));
   CHECK(again.changed.empty());
   CHECK(again.unchanged == std::vector<std::string>{"m"});
-  CHECK_FALSE(error_of([&] { ds.open()->set_policy({"m"}, false, std::nullopt, std::string("sideways")); }).empty());
-  CHECK_FALSE(error_of([&] { ds.open()->set_policy({"nope"}, false, std::nullopt, std::string("record")); }).empty());
+  CHECK_FALSE(error_of([&] { tether::engine::set_policy(*ds.open(), {"m"}, false, std::nullopt, std::string("sideways")); }).empty());
+  CHECK_FALSE(error_of([&] { tether::engine::set_policy(*ds.open(), {"nope"}, false, std::nullopt, std::string("record")); }).empty());
 }

@@ -74,10 +74,11 @@ std::string op_summary(const OpEntry& e) {
   return it == summaries.end() ? "" : it->second(e);
 }
 
-std::vector<OpsEntry> Repo::ops(std::size_t limit) {
-  auto entries = read_ops();
+std::vector<OpsEntry> ops(Repo& repo, std::size_t limit) {
+  Context& cx = Context::of(repo);
+  auto entries = read_ops(cx);
   std::set<std::string> gone;
-  for (const auto& d : vcs_drift()) gone.insert(d.op);
+  for (const auto& d : cx.vcs_drift()) gone.insert(d.op);
   std::vector<OpsEntry> out;
   for (auto it = entries.rbegin(); it != entries.rend() && (limit == 0 || out.size() < limit); ++it) {
     OpsEntry o;
@@ -96,7 +97,8 @@ std::vector<OpsEntry> Repo::ops(std::size_t limit) {
 }
 
 std::vector<VcsDrift> Repo::vcs_drift() const {
-  auto entries = read_ops();
+  const Context& cx = Context::of(*this);
+  auto entries = read_ops(cx);
   // Commits that abandon (or upgrade) rewrote, and those abandon and drop removed on purpose.
   std::map<std::string, std::string> alias;
   std::set<std::string> removed;
@@ -128,7 +130,7 @@ std::vector<VcsDrift> Repo::vcs_drift() const {
     ask.push_back(c);
   }
   if (candidates.empty()) return {};
-  std::set<std::string> alive = vcs_->alive_commits(ask);
+  std::set<std::string> alive = cx.vcs->alive_commits(ask);
   std::vector<VcsDrift> out;
   for (const auto& [e, c] : candidates) {
     if (alive.count(c)) continue;
@@ -136,8 +138,8 @@ std::vector<VcsDrift> Repo::vcs_drift() const {
     if (auto p = e->result.find("pinned"); p != e->result.end() && p->is_object())
       for (const auto& [key, pin_id] : p->items()) {
         if (!pin_id.is_string()) continue;
-        auto m = manifests_.find(key);
-        d.referenced[key] = m != manifests_.end() && m->second.pin && m->second.pin->id == pin_id.get<std::string>();
+        auto m = cx.manifests.find(key);
+        d.referenced[key] = m != cx.manifests.end() && m->second.pin && m->second.pin->id == pin_id.get<std::string>();
       }
     out.push_back(std::move(d));
   }

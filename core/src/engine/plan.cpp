@@ -95,7 +95,7 @@ const std::vector<std::string>& required_preconditions(const std::string& comman
 // observed when that differs from what the plan reviewed (the `{observed}` of its detail), or
 // nothing when it still holds.
 struct PreconditionChecker {
-  Repo& repo;
+  Context& cx;
   using Check = std::optional<std::string> (PreconditionChecker::*)(const Precondition&);
 
   // The kinds a plan may carry (plan_from_json refuses others) and their checks.
@@ -125,7 +125,7 @@ struct PreconditionChecker {
   }
 
   void check(const Plan& plan) {
-    repo.vet_saved_plan(plan);  // edits first: a precondition may itself name a store to ask
+    vet_saved_plan(cx, plan);  // edits first: a precondition may itself name a store to ask
     for (const auto& pc : plan.preconditions) {
       auto it = table().find(pc.kind);
       if (it == table().end()) throw StalePlanError("unknown plan precondition '" + pc.kind + "'; re-run the plan");
@@ -142,42 +142,42 @@ struct PreconditionChecker {
   std::optional<std::string> manifest_hash(const Precondition& pc) {
     const Json& p = pc.params;
     std::string now;
-    if (p.contains("rev") && p["rev"].is_string()) now = model::manifest_hash(repo.manifests_at(p["rev"].get<std::string>()));
-    else now = model::manifest_hash(repo.manifests_);
+    if (p.contains("rev") && p["rev"].is_string()) now = model::manifest_hash(manifests_at(cx, p["rev"].get<std::string>()));
+    else now = model::manifest_hash(cx.manifests);
     if (now != pc.expected) return now.substr(0, 12);
     return std::nullopt;
   }
   std::optional<std::string> workspace_id(const Precondition& pc) {
-    if (!pc.expected.is_null() && pc.expected != repo.workspace_->workspace_id) return repo.workspace_->short_id();
+    if (!pc.expected.is_null() && pc.expected != cx.workspace->workspace_id) return cx.workspace->short_id();
     return std::nullopt;
   }
   std::optional<std::string> workspace_bookmark(const Precondition& pc) {
-    Json mine = repo.workspace_->bookmark ? Json(*repo.workspace_->bookmark) : Json(nullptr);
-    auto placed = repo.vcs_->current_bookmark();
+    Json mine = cx.workspace->bookmark ? Json(*cx.workspace->bookmark) : Json(nullptr);
+    auto placed = cx.vcs->current_bookmark();
     Json vcs_b = placed ? Json(*placed) : Json(nullptr);
     if (mine != pc.expected || (!pc.expected.is_null() && vcs_b != pc.expected))
       return vcs_b.is_string() ? vcs_b.get<std::string>() : std::string("no bookmark");
     return std::nullopt;
   }
   std::optional<std::string> config_version(const Precondition& pc) {
-    if (pc.expected != repo.config_.version) return std::to_string(repo.config_.version);
+    if (pc.expected != cx.config.version) return std::to_string(cx.config.version);
     return std::nullopt;
   }
   std::optional<std::string> no_new_holders(const Precondition& pc) {
     std::string b = pc.params.value("bookmark", std::string());
     std::vector<std::string> holders;
-    for (const auto& [id, bm] : repo.other_workspaces())
+    for (const auto& [id, bm] : other_workspaces(cx))
       if (bm == b) holders.push_back(id.substr(0, 8));
     if (!holders.empty()) return join(holders);
     return std::nullopt;
   }
   std::optional<std::string> vcs_head(const Precondition& pc) {  // expected null: there was no commit yet
-    auto h = repo.vcs_->head();
+    auto h = cx.vcs->head();
     if (pc.expected.is_null() ? h.has_value() : (!h || pc.expected != *h)) return h ? short12(*h) : "no commit";
     return std::nullopt;
   }
   std::optional<std::string> bookmark_head(const Precondition& pc) {
-    auto bms = repo.vcs_->bookmarks();
+    auto bms = cx.vcs->bookmarks();
     std::string b = pc.params.value("bookmark", std::string());
     auto it = bms.find(b);
     if (it == bms.end()) return "no bookmark " + b;
@@ -185,19 +185,19 @@ struct PreconditionChecker {
     return std::nullopt;
   }
   std::optional<std::string> history_digest(const Precondition& pc) {
-    auto d = repo.vcs_->history_digest();
+    auto d = cx.vcs->history_digest();
     if (pc.expected != d) return d;
     return std::nullopt;
   }
   std::optional<std::string> op_not_undone(const Precondition& pc) {  // the entry `expected` is there, not undone
-    auto entries = repo.read_ops();
+    auto entries = read_ops(cx);
     auto it = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return pc.expected == e.id; });
     if (it == entries.end()) return "gone from the op log";
     if (it->undone_by.is_string()) return "undone by " + it->undone_by.get<std::string>();
     return std::nullopt;
   }
   std::optional<std::string> op_log_head(const Precondition& pc) {  // the newest entry is still `expected`
-    auto entries = repo.read_ops();
+    auto entries = read_ops(cx);
     if (entries.empty()) return "none";
     if (pc.expected != entries.back().id) return entries.back().id + " (" + entries.back().command + ")";
     return std::nullopt;
@@ -206,21 +206,21 @@ struct PreconditionChecker {
   // The object a store precondition is about, and the locator to ask (the plan's, for a
   // state pinned by `at`).
   std::pair<const model::ObjectManifest*, Json> object_of(const Precondition& pc) {
-    auto it = repo.manifests_.find(pc.key);
-    if (it == repo.manifests_.end()) throw StalePlanError(model::py_repr(pc.key) + " is no longer registered; re-run the plan");
+    auto it = cx.manifests.find(pc.key);
+    if (it == cx.manifests.end()) throw StalePlanError(model::py_repr(pc.key) + " is no longer registered; re-run the plan");
     Json loc = pc.params.contains("locator") ? pc.params["locator"] : it->second.locator;
     return {&it->second, loc};
   }
   std::optional<std::string> ref_absent(const Precondition& pc) {
     auto [m, loc] = object_of(pc);
     std::string ref = pc.params.value("ref", std::string());
-    auto refs = repo.backend(m->kind).list_working_refs(loc, m->key);
+    auto refs = cx.backend(m->kind).list_working_refs(loc, m->key);
     if (std::find(refs.begin(), refs.end(), ref) != refs.end()) return ref + " exists";
     return std::nullopt;
   }
   std::optional<std::string> ref_head(const Precondition& pc) {
     auto [m, loc] = object_of(pc);
-    auto& b = repo.backend(m->kind);
+    auto& b = cx.backend(m->kind);
     std::string ref = pc.params.value("ref", std::string());
     std::optional<Json> head;
     try {
@@ -234,7 +234,7 @@ struct PreconditionChecker {
   }
   std::optional<std::string> base_state(const Precondition& pc) {
     auto [m, loc] = object_of(pc);
-    auto& b = repo.backend(m->kind);
+    auto& b = cx.backend(m->kind);
     Json base_loc = loc;
     base_loc.erase("at");
     Json now = b.fingerprint(base_loc, std::nullopt, m->key);
@@ -244,19 +244,19 @@ struct PreconditionChecker {
   std::optional<std::string> pin_state(const Precondition& pc) {
     auto [m, loc] = object_of(pc);
     auto pin = pc.params.at("pin").get<sdk::Pin>();
-    auto rep = repo.backend(m->kind).verify(loc, pc.expected, pin, false, m->key);
+    auto rep = cx.backend(m->kind).verify(loc, pc.expected, pin, false, m->key);
     if (!rep.ok()) return rep.message;
     return std::nullopt;
   }
   std::optional<std::string> store_empty(const Precondition& pc) {
     auto [m, loc] = object_of(pc);
-    auto empty = repo.backend(m->kind).is_ref_empty(loc, pc.params.value("ignoring", std::vector<std::string>{}), m->key);
+    auto empty = cx.backend(m->kind).is_ref_empty(loc, pc.params.value("ignoring", std::vector<std::string>{}), m->key);
     if (empty != true) return "not empty";
     return std::nullopt;
   }
 };
 
-void Repo::check_preconditions(const Plan& plan) { PreconditionChecker{*this}.check(plan); }
+void check_preconditions(Context& cx, const Plan& plan) { PreconditionChecker{cx}.check(plan); }
 
 bool known_precondition(const std::string& kind) { return PreconditionChecker::table().count(kind) != 0; }
 

@@ -20,6 +20,8 @@
 
 namespace tether::engine {
 
+static bool owns_ref(const Context& cx, const std::string& ref);
+
 namespace {
 
 [[noreturn]] void refuse(const Plan& plan, const std::string& what) {
@@ -39,26 +41,26 @@ const std::set<std::string> kPinOps = {"pin", "unpin", "keep-pin", "repin"};
 
 }  // namespace
 
-bool Repo::owns_ref(const std::string& ref) const {
-  const std::string ds8 = dataset_id_.substr(0, 8);
+static bool owns_ref(const Context& cx, const std::string& ref) {
+  const std::string ds8 = cx.dataset_id.substr(0, 8);
   if (ds8.size() != 8) return false;
   return ref.rfind("tether.ws." + ds8 + ".", 0) == 0 || ref.rfind("tether." + ds8 + ".", 0) == 0;
 }
 
-void Repo::vet_saved_plan(const Plan& plan) {
+void vet_saved_plan(Context& cx, const Plan& plan) {
   if (plan.command == "promote") return;
   auto check_key = [&](const std::string& key) {
     if (!key.empty() && !model::is_safe_key(key)) refuse(plan, "names the unsafe object key " + model::py_repr(key));
   };
   auto check_ref = [&](const std::string& ref, const std::string& key) {
-    if (!owns_ref(ref))
+    if (!owns_ref(cx, ref))
       refuse(plan, "names the branch " + model::py_repr(ref) + " for " + key + ", outside this dataset's namespaces (tether." +
-                       dataset_id_ + ".*, tether.ws." + dataset_id_ + ".*)");
+                       cx.dataset_id + ".*, tether.ws." + cx.dataset_id + ".*)");
   };
   const model::ObjectManifest* none = nullptr;
   auto registered = [&](const std::string& key) {
-    auto it = manifests_.find(key);
-    return it == manifests_.end() ? none : &it->second;
+    auto it = cx.manifests.find(key);
+    return it == cx.manifests.end() ? none : &it->second;
   };
 
   for (const auto& pc : plan.preconditions) {
@@ -91,7 +93,7 @@ void Repo::vet_saved_plan(const Plan& plan) {
 
     if (a.params.contains("pin_id")) {
       const std::string id = str(a.params, "pin_id");
-      if (model::pin_dataset(id) != dataset_id_)
+      if (model::pin_dataset(id) != cx.dataset_id)
         refuse(plan, "names the pin " + model::py_repr(id) + " for " + what + ", which is not a pin of this dataset");
       if (kPinOps.count(a.op) && a.target != model::pin_ref(id))
         refuse(plan, "names the ref " + model::py_repr(a.target) + " for the pin " + id);
@@ -101,10 +103,10 @@ void Repo::vet_saved_plan(const Plan& plan) {
         const std::string kind = m ? m->kind : a.kind;
         const Json& locator = a.op == "repin" ? a.params.value("locator", Json(nullptr)) : m ? m->locator : Json(nullptr);
         if (locator.is_null()) refuse(plan, "pins " + what + ", which is not registered");
-        auto& b = backend(kind);
+        auto& b = cx.backend(kind);
         const std::string key = a.params.value("key", a.key);
         const std::string derived =
-            model::pin_id(dataset_id_, kind, b.identity(locator, key), b.content_state(a.params["state"]));
+            model::pin_id(cx.dataset_id, kind, b.identity(locator, key), b.content_state(a.params["state"]));
         if (derived != id)
           refuse(plan, "gives " + what + " the pin id " + id + "; its kind, identity and state make " + derived);
       }
@@ -112,21 +114,21 @@ void Repo::vet_saved_plan(const Plan& plan) {
     // Whether a recorded state can be reopened is the backend's answer, not the file's.
     if (plan.command == "commit" && a.op == "record" && m) {
       const Json state = a.params.value("state", Json(nullptr));
-      const uint32_t caps = effective_capabilities(*m);
+      const uint32_t caps = cx.effective_capabilities(*m);
       const bool derived = std::string(sdk::tier_name(caps)) != "observed" &&
-                           backend(m->kind).state_addressable(m->locator, state, a.key);
+                           cx.backend(m->kind).state_addressable(m->locator, state, a.key);
       if (a.params.value("recoverable", true) != derived)
         refuse(plan, "marks " + a.key + (derived ? " not recoverable" : " recoverable") + ", which its backend does not say");
     }
     if (kBranchOps.count(a.op)) check_ref(a.target, what);
-    if (a.op == "trunk" && m && a.target != backend(m->kind).base_branch(m->locator, a.key))
+    if (a.op == "trunk" && m && a.target != cx.backend(m->kind).base_branch(m->locator, a.key))
       refuse(plan, "puts " + a.key + " on " + model::py_repr(a.target) + ", which is not its upstream branch");
     if (auto s = a.params.find("source"); s != a.params.end() && s->is_object() && s->contains("ref"))
       check_ref(str(*s, "ref"), what);
   }
 }
 
-void Repo::require_rederived(const Plan& saved, const Plan& derived) {
+void require_rederived(const Plan& saved, const Plan& derived) {
   auto same = [](const PlanAction& x, const PlanAction& y) {
     return x.op == y.op && x.key == y.key && x.kind == y.kind && x.target == y.target && x.params == y.params;
   };

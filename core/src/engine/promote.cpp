@@ -25,6 +25,9 @@
 
 namespace tether::engine {
 
+static Plan plan_promote(Context& cx, const PromoteOptions& opt);
+static Plan rederive_promote(Context& cx, const Plan& saved);
+
 namespace {
 
 Json without_at(Json locator) {
@@ -50,12 +53,13 @@ std::optional<Json> landed_state(const OpEntry& e, const std::string& key) {
 
 }  // namespace
 
-PromoteReport Repo::promote(const PromoteOptions& opt) {
-  auto lock = lock_checkout();
-  if (opt.saved) return apply_promote(rederive_promote(*opt.saved));
+PromoteReport promote(Repo& repo, const PromoteOptions& opt) {
+  Context& cx = Context::of(repo);
+  auto lock = lock_checkout(cx);
+  if (opt.saved) return apply_promote(cx, rederive_promote(cx, *opt.saved));
   return run_planned<PromoteReport>(
-      std::nullopt, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_promote(opt); },
-      [&](const Plan& p) { return apply_promote(p); });
+      std::nullopt, opt.dry_run, [&](const Plan& p) { check_preconditions(cx, p); }, [&] { return plan_promote(cx, opt); },
+      [&](const Plan& p) { return apply_promote(cx, p); });
 }
 
 // A saved plan's digest catches accidents, not edits: anyone can recompute it. So a saved
@@ -64,8 +68,8 @@ PromoteReport Repo::promote(const PromoteOptions& opt) {
 // exactly the moves the saved one showed (the same objects, locators, sources and reviewed
 // states). A fresh plan that moves nothing (now refused, say) is applied as it is: it
 // reports why and touches nothing.
-Plan Repo::rederive_promote(const Plan& saved) {
-  check_preconditions(saved);
+static Plan rederive_promote(Context& cx, const Plan& saved) {
+  check_preconditions(cx, saved);
   const Json& ctx = saved.context;
   PromoteOptions o;
   try {
@@ -76,7 +80,7 @@ Plan Repo::rederive_promote(const Plan& saved) {
   } catch (const Json::exception&) {
     throw StalePlanError("the saved promote plan's options are malformed; re-run the plan");
   }
-  Plan fresh = plan_promote(o);
+  Plan fresh = plan_promote(cx, o);
   if (fresh.writes() == 0) return fresh;
   auto moves = [](const Plan& p) {
     Json out = Json::array();
@@ -103,7 +107,7 @@ Plan Repo::rederive_promote(const Plan& saved) {
 // the heads of every base and working branch, one move (or refusal) per object, then the
 // whole-plan rules: shared bases, shared writes, the backends' preflight, the trunk guard, and
 // whole-or-nothing.
-struct Repo::PromotePlanner {
+struct PromotePlanner {
   struct Probe {
     std::optional<Json> base, target;
   };
@@ -112,7 +116,7 @@ struct Repo::PromotePlanner {
     Json source, target_state, fork_point = nullptr;
   };
 
-  Repo& repo;
+  Context& cx;
   const PromoteOptions& opt;
   Plan plan;
   std::map<std::string, model::ObjectManifest> objects;    // at --rev, else the working tree's
@@ -125,12 +129,12 @@ struct Repo::PromotePlanner {
   std::map<std::string, Probe> probes;
   Json current = Json::array();  // keys whose base is already at the target
 
-  PromotePlanner(Repo& r, const PromoteOptions& o) : repo(r), opt(o) {}
+  PromotePlanner(Context& r, const PromoteOptions& o) : cx(r), opt(o) {}
 
   Plan run() {
     if (opt.strategy != "auto" && opt.strategy != "ff" && opt.strategy != "merge")
       throw ConfigError("unknown promote strategy '" + opt.strategy + "' (auto, ff, merge)");
-    objects = opt.rev ? repo.manifests_at(*opt.rev) : repo.manifests_;
+    objects = opt.rev ? manifests_at(cx, *opt.rev) : cx.manifests;
     for (const auto& k : opt.keys)
       if (!objects.count(k)) throw ConfigError("no such object: " + k);
     begin_plan();
@@ -149,12 +153,12 @@ struct Repo::PromotePlanner {
   // The context and the dataset-wide preconditions.
   void begin_plan() {
     plan.command = "promote";
-    plan.created_at = repo.now_iso_seconds();
-    const auto& ws = *repo.workspace_;
-    trunk = repo.config_.trunk();
+    plan.created_at = now_iso_seconds(cx);
+    const auto& ws = *cx.workspace;
+    trunk = cx.config.trunk();
     bookmark = ws.bookmark;
     on_trunk = !bookmark || *bookmark == trunk;
-    bookmarks = repo.vcs_->bookmarks();
+    bookmarks = cx.vcs->bookmarks();
     if (bookmark)
       if (auto it = bookmarks.find(*bookmark); it != bookmarks.end()) bookmark_commit = it->second;
     const std::string message = opt.message.value_or("tether promote " + (opt.rev ? *opt.rev : ws.short_id()));
@@ -186,7 +190,7 @@ struct Repo::PromotePlanner {
     committed = objects;
     if (!opt.rev && bookmark_commit) {
       try {
-        committed = repo.manifests_at(*bookmark_commit);
+        committed = manifests_at(cx, *bookmark_commit);
       } catch (const std::exception&) {
       }
     }
@@ -202,17 +206,17 @@ struct Repo::PromotePlanner {
     if (!on_trunk)
       for (const auto& k : selected) {
         try {
-          if (repo.effective_capabilities(objects.at(k)) & sdk::kFork) keys.push_back(k);
+          if (cx.effective_capabilities(objects.at(k)) & sdk::kFork) keys.push_back(k);
         } catch (const std::exception&) {
         }
       }
     auto probed = fan_out<Probe>(keys.size(), [&](std::size_t i) {
       const auto& m = objects.at(keys[i]);
-      auto& b = repo.backend(m.kind);
+      auto& b = cx.backend(m.kind);
       Probe p;
       p.base = b.fingerprint(without_at(m.locator), std::nullopt, m.key);
       if (!opt.rev)
-        if (auto ref = repo.working_ref(m.key)) p.target = b.fingerprint(m.locator, *ref, m.key);
+        if (auto ref = working_ref(cx, m.key)) p.target = b.fingerprint(m.locator, *ref, m.key);
       return p;
     });
     std::vector<std::string> errors;
@@ -227,8 +231,8 @@ struct Repo::PromotePlanner {
   // preconditions that bind it to the heads reviewed.
   void plan_object(const std::string& key) {
     const auto& m = objects.at(key);
-    auto& b = repo.backend(m.kind);
-    const uint32_t caps = repo.effective_capabilities(m);
+    auto& b = cx.backend(m.kind);
+    const uint32_t caps = cx.effective_capabilities(m);
     if (!(caps & sdk::kFork)) {
       plan.notes.push_back(key + ": not forkable; nothing to promote");
       return;
@@ -269,7 +273,7 @@ struct Repo::PromotePlanner {
     }
     Start s;
     try {
-      s.source = repo.checked_source(m);
+      s.source = checked_source(cx, m);
     } catch (const PinDriftError& e) {
       plan.actions.push_back({"refuse", m.key, m.kind, "", e.bare_message()});
       return std::nullopt;
@@ -284,7 +288,7 @@ struct Repo::PromotePlanner {
   // promote (a bookmark): the working branch's head, which must be what was committed.
   std::optional<Start> start_on_branch(const model::ObjectManifest& m) {
     const std::string& key = m.key;
-    auto ref = repo.working_ref(key);
+    auto ref = working_ref(cx, key);
     const Probe& pr = probes[key];
     if (!ref || !pr.target) {
       plan.notes.push_back(key + ": no working branch yet; nothing to promote");
@@ -295,7 +299,7 @@ struct Repo::PromotePlanner {
       plan.notes.push_back(key + ": nothing committed on this bookmark yet; commit first");
       return std::nullopt;
     }
-    if (!repo.backend(m.kind).same(*pr.target, *c->second.state)) {
+    if (!cx.backend(m.kind).same(*pr.target, *c->second.state)) {
       plan.actions.push_back({"refuse", key, m.kind, *ref,
                               *ref + " has writes since the last commit (" + model::short_state(*c->second.state) +
                                   " committed, " + model::short_state(*pr.target) + " on the branch); `tether commit` them first"});
@@ -304,7 +308,7 @@ struct Repo::PromotePlanner {
     Start s;
     s.source = Json{{"ref", *ref}};
     s.target_state = *pr.target;
-    const auto& fps = repo.workspace_->fork_points;
+    const auto& fps = cx.workspace->fork_points;
     if (auto fp = fps.find(key); fp != fps.end()) s.fork_point = fp->second;
     return s;
   }
@@ -312,7 +316,7 @@ struct Repo::PromotePlanner {
   // The move for one object, by strategy and what its backend can do; false when refused.
   bool plan_move(const model::ObjectManifest& m, uint32_t caps, const Start& s, const Json& base) {
     const std::string& key = m.key;
-    auto& b = repo.backend(m.kind);
+    auto& b = cx.backend(m.kind);
     const sdk::Source src = s.source.get<sdk::Source>();
     std::optional<bool> unchanged = b.ancestor_of(m.locator, base, src, key);
     if (!unchanged && !s.fork_point.is_null()) unchanged = b.same(s.fork_point, base);
@@ -362,7 +366,7 @@ struct Repo::PromotePlanner {
     for (auto& a : plan.actions) {
       if (!is_move(a)) continue;
       const auto& m = objects.at(a.key);
-      auto& b = repo.backend(m.kind);
+      auto& b = cx.backend(m.kind);
       std::string scope = b.branch_scope(m.locator, a.key), base = b.base_branch(without_at(m.locator), a.key);
       std::vector<std::string> others;
       for (const auto& [k, o] : objects) {
@@ -388,7 +392,7 @@ struct Repo::PromotePlanner {
     for (auto& a : plan.actions) {
       if (!is_move(a)) continue;
       const auto& m = objects.at(a.key);
-      auto& b = repo.backend(m.kind);
+      auto& b = cx.backend(m.kind);
       std::string id = m.kind + "\n" + b.branch_scope(m.locator, a.key) + "\n" + b.base_branch(without_at(m.locator), a.key);
       auto [it, fresh] = first_write.emplace(id, std::make_pair(a.key, a.op));
       if (fresh) continue;
@@ -408,7 +412,7 @@ struct Repo::PromotePlanner {
       if (is_move(a)) moves.push_back(&a);
     auto blockers = fan_out<sdk::LandingBlocker>(moves.size(), [&](std::size_t i) {
       const PlanAction& a = *moves[i];
-      return repo.backend(a.kind).promote_blockers(a.params["locator"], a.params["source"].get<sdk::Source>(),
+      return cx.backend(a.kind).promote_blockers(a.params["locator"], a.params["source"].get<sdk::Source>(),
                                                    a.op == "merge", sdk::Expected::at(a.params["base_state"]), a.key);
     });
     for (std::size_t i = 0; i < moves.size(); ++i) {
@@ -451,7 +455,7 @@ struct Repo::PromotePlanner {
     const bool full = opt.keys.empty() && !opt.rev && !on_trunk;
     if (!full || !refused_keys().empty() || !bookmark_commit) return false;
     auto t = bookmarks.find(trunk);
-    if (t == bookmarks.end() || repo.vcs_->is_ancestor(t->second, *bookmark_commit)) return false;
+    if (t == bookmarks.end() || cx.vcs->is_ancestor(t->second, *bookmark_commit)) return false;
     const std::string why = trunk + " (" + t->second.substr(0, 12) + ") has commits this bookmark (" + *bookmark + " at " +
                             bookmark_commit->substr(0, 12) + ") does not; landing would move " + trunk +
                             " backwards or sideways and drop them. Merge or rebase the manifests onto " + trunk +
@@ -482,7 +486,7 @@ struct Repo::PromotePlanner {
   }
 };
 
-Plan Repo::plan_promote(const PromoteOptions& opt) { return PromotePlanner(*this, opt).run(); }
+static Plan plan_promote(Context& cx, const PromoteOptions& opt) { return PromotePlanner(cx, opt).run(); }
 
 // Applying a promote plan, stage by stage: sort the plan's decisions into the report, journal
 // the whole plan, land the merges, then the fast-forwards (held when a merge did not land),
@@ -490,8 +494,8 @@ Plan Repo::plan_promote(const PromoteOptions& opt) { return PromotePlanner(*this
 // shares follow their first key, move the fork points, move the trunk, and end the journal
 // entry. `resume` (repair finishing a promote a kill interrupted) reuses the entry, lets the
 // bases decide each move, never rewinds, and leaves the entry open while anything failed.
-struct Repo::PromoteApplier {
-  Repo& repo;
+struct PromoteApplier {
+  Context& cx;
   const Plan& plan;
   const OpEntry* resume;
   const Json& ctx;
@@ -504,8 +508,8 @@ struct Repo::PromoteApplier {
   OpLog oplog;
   std::string op_id;
 
-  PromoteApplier(Repo& r, const Plan& p, const OpEntry* re)
-      : repo(r), plan(p), resume(re), ctx(p.context), oplog(r.op_log()) {}
+  PromoteApplier(Context& r, const Plan& p, const OpEntry* re)
+      : cx(r), plan(p), resume(re), ctx(p.context), oplog(op_log(r)) {}
 
   PromoteReport run() {
     rep.plan = plan;
@@ -539,7 +543,7 @@ struct Repo::PromoteApplier {
         rep.conflicts[a.key] = a.params["conflicts"].get<std::vector<std::string>>();
       if (a.op == "hold") rep.held[a.key] = a.detail;
     }
-    for (const auto& [k, m] : repo.manifests_)
+    for (const auto& [k, m] : cx.manifests)
       if (!acted.count(k)) rep.skipped.push_back(k);
     for (const auto& a : plan.actions) {
       if (a.op == "merge") merges.push_back(&a);
@@ -558,7 +562,7 @@ struct Repo::PromoteApplier {
       Json bases = Json::object();
       for (const auto& a : plan.actions)
         if (a.params.contains("base_state")) bases[a.key] = a.params["base_state"];
-      op_id = oplog.begin("promote", Json{{"workspace", model::workspace_to_toml(*repo.workspace_)},
+      op_id = oplog.begin("promote", Json{{"workspace", model::workspace_to_toml(*cx.workspace)},
                                           {"base_states", bases},
                                           {"plan", plan.to_json()}});
     }
@@ -583,7 +587,7 @@ struct Repo::PromoteApplier {
   // and the backend settles whatever the kill left half done; anything else -> failed.
   // Runs on the fan-out's threads.
   Json move(const PlanAction& a, bool merge) {
-    auto& b = repo.backend(a.kind);
+    auto& b = cx.backend(a.kind);
     const Json& loc = a.params["locator"];
     const Json& base = a.params["base_state"];
     const Json& target = a.params["target_state"];
@@ -665,7 +669,7 @@ struct Repo::PromoteApplier {
         const Json& base = a->params["base_state"];
         try {
           oplog.progress(op_id, Json{{"action", "rewinding"}, {"key", a->key}, {"from", it->second}, {"to", base}});
-          repo.backend(a->kind).rewind(a->params["locator"], base, sdk::Expected::at(it->second), a->key);
+          cx.backend(a->kind).rewind(a->params["locator"], base, sdk::Expected::at(it->second), a->key);
           oplog.progress(op_id, Json{{"action", "rewind"}, {"key", a->key}, {"state", base}});
           rep.rolled_back[a->key] = "moved back to " + model::short_state(base) + " because the rest did not land";
           table.erase(it);
@@ -685,7 +689,7 @@ struct Repo::PromoteApplier {
       if (it == rep.merged.end() || !a->params["source"].contains("ref")) continue;
       std::string ref = a->params["source"]["ref"].get<std::string>();
       try {
-        auto& b = repo.backend(a->kind);
+        auto& b = cx.backend(a->kind);
         if (resume && b.same(b.fingerprint(a->params["locator"], ref, a->key), it->second)) continue;  // done before the kill
         b.fork(a->params["locator"], sdk::Source::of_state(it->second), ref, sdk::Expected::at(a->params["target_state"]), a->key);
       } catch (const RefMovedError& e) {
@@ -713,25 +717,25 @@ struct Repo::PromoteApplier {
 
   // The moved bases are the new fork points.
   void move_fork_points() {
-    auto& ws = *repo.workspace_;
+    auto& ws = *cx.workspace;
     for (const auto* table : {&rep.fast_forwarded, &rep.merged})
       for (const auto& [k, st] : *table) {
         if (ws.working_refs.count(k)) ws.fork_points[k] = st;
         ws.set_snapshot(k, st);
       }
-    if (any_writes) repo.write_workspace();
+    if (any_writes) write_workspace(cx);
   }
 
   // The trunk follows a bookmark that landed whole.
   void move_trunk() {
-    const std::string trunk = repo.config_.trunk();
+    const std::string trunk = cx.config.trunk();
     std::optional<std::string> bookmark;
     if (ctx["bookmark"].is_string()) bookmark = ctx["bookmark"].get<std::string>();
     bool landed_something = !rep.fast_forwarded.empty() || !ctx.value("current", Json::array()).empty();
     if (!(landed_something && bookmark && *bookmark != trunk && !rev && !subset && rep.refused.empty() && rep.held.empty() &&
           rep.merged.empty() && rep.failed.empty() && rep.rolled_back.empty()))
       return;
-    auto& vcs = *repo.vcs_;
+    auto& vcs = *cx.vcs;
     std::string commit = ctx["bookmark_commit"].is_string() ? ctx["bookmark_commit"].get<std::string>()
                                                             : vcs.head().value_or("");
     auto bms = vcs.bookmarks();
@@ -773,7 +777,7 @@ struct Repo::PromoteApplier {
   }
 };
 
-PromoteReport Repo::apply_promote(const Plan& plan, const OpEntry* resume) { return PromoteApplier(*this, plan, resume).run(); }
+PromoteReport apply_promote(Context& cx, const Plan& plan, const OpEntry* resume) { return PromoteApplier(cx, plan, resume).run(); }
 
 Json PromoteReport::to_json() const {
   Json ff = Json::object(), mg = Json::object();

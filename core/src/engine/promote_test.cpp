@@ -28,7 +28,7 @@ struct Bookmarked {
     NewOptions n;
     n.bookmark = "x";
     n.eager = true;
-    ds.open()->new_workspace(n);
+    tether::engine::new_workspace(*ds.open(), n);
     wa = ds.advance("sys1", fork(), "a-key");
     wb = ds.advance("sys2", fork(), "b-key");
     bookmark_commit = commit("work on both");
@@ -46,7 +46,7 @@ PromoteReport promote(const Dataset& ds, const std::string& strategy = "auto", s
   o.strategy = strategy;
   o.keys = std::move(keys);
   o.dry_run = dry_run;
-  return ds.open()->promote(o);
+  return tether::engine::promote(*ds.open(), o);
 }
 
 }  // namespace

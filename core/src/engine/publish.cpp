@@ -52,7 +52,7 @@ PublishResult publish(Repo& repo, const PublishOptions& o) {
   eopt.revs = o.revs;
   eopt.listings = o.listings;
   eopt.progress = o.reading;
-  registry::Bundle bundle = repo.export_bundle(eopt);
+  registry::Bundle bundle = export_bundle(repo, eopt);
 
   registry::PublishOptions popt;
   popt.dsn = o.dsn;

@@ -22,35 +22,36 @@ namespace tether::engine {
 
 // ---- pull --------------------------------------------------------------------------------------
 
-PullResult Repo::pull(const std::optional<std::string>& bookmark, const std::optional<std::string>& message,
-                      const ProgressFn& progress) {
-  auto lock = lock_checkout();
-  auto repo_lock = lock_repository();
-  if (!workspace_->bookmark)
+PullResult pull(Repo& repo, const std::optional<std::string>& bookmark, const std::optional<std::string>& message,
+                const ProgressFn& progress) {
+  Context& cx = Context::of(repo);
+  auto lock = lock_checkout(cx);
+  auto repo_lock = lock_repository(cx);
+  if (!cx.workspace->bookmark)
     throw ConfigError("this working copy is on no bookmark; `tether new NAME` to work on one, then pull");
-  const std::string b = *workspace_->bookmark;
+  const std::string b = *cx.workspace->bookmark;
   if (bookmark && *bookmark != b) throw ConfigError("this workspace works on '" + b + "'; `tether new " + *bookmark + "` first");
-  check_on_bookmark();
-  if (vcs_->is_dirty(vcs_paths()))
+  check_on_bookmark(cx);
+  if (cx.vcs->is_dirty(vcs_paths(cx)))
     throw ConfigError("manifests have uncommitted edits; `tether commit` them (or undo) before pulling");
 
   PullResult res;
   res.bookmark = b;
-  const bool trunk = on_trunk_bookmark();
-  auto moving = moving_keys();
+  const bool trunk = on_trunk_bookmark(cx);
+  auto moving = moving_keys(cx);
   struct Job {
     std::string key;
     Json locator;
     std::optional<std::string> ref;
   };
   std::vector<Job> jobs;
-  for (const auto& [key, m] : manifests_) {
+  for (const auto& [key, m] : cx.manifests) {
     if (!m.state) {
       res.skipped[key] = "not committed yet; the first commit reads it";
       continue;
     }
     if (std::find(moving.begin(), moving.end(), key) != moving.end()) {
-      jobs.push_back({key, m.locator, working_ref(key)});
+      jobs.push_back({key, m.locator, working_ref(cx, key)});
     } else if (trunk) {
       Json loc = m.locator;
       loc.erase("at");
@@ -62,9 +63,9 @@ PullResult Repo::pull(const std::optional<std::string>& bookmark, const std::opt
   auto heads = fan_out<Json>(
       jobs.size(),
       [&](std::size_t i) {
-        const auto& m = manifests_.at(jobs[i].key);
-        Json st = backend(m.kind).fingerprint(jobs[i].locator, jobs[i].ref, m.key);
-        check_immutable(m, st);
+        const auto& m = cx.manifests.at(jobs[i].key);
+        Json st = cx.backend(m.kind).fingerprint(jobs[i].locator, jobs[i].ref, m.key);
+        check_immutable(cx, m, st);
         return st;
       },
       progress);
@@ -76,28 +77,28 @@ PullResult Repo::pull(const std::optional<std::string>& bookmark, const std::opt
       errors.push_back(heads[i].keyed(key));
       continue;
     }
-    const auto& m = manifests_.at(key);
+    const auto& m = cx.manifests.at(key);
     fetched[key] = *heads[i].value;
-    workspace_->set_snapshot(key, *heads[i].value);
+    cx.workspace->set_snapshot(key, *heads[i].value);
     // An object registered `at` a state that the trunk read upstream moves off `at`.
     bool leaves_at = m.locator.contains("at") && !jobs[i].locator.contains("at");
-    if (backend(m.kind).same(*m.state, *heads[i].value) && !leaves_at)
+    if (cx.backend(m.kind).same(*m.state, *heads[i].value) && !leaves_at)
       res.unchanged.push_back(key);
     else
       res.committed[key] = {*m.state, *heads[i].value};
   }
   if (!errors.empty()) throw TetherError("pull: could not read " + join(errors, "; "));
-  workspace_->last_snapshot_at = now_iso();
+  cx.workspace->last_snapshot_at = now_iso(cx);
   if (res.committed.empty()) {
-    write_workspace();
+    write_workspace(cx);
     return res;
   }
   std::size_t n = res.committed.size();
   CommitOptions opt;
   opt.message = message.value_or("pull " + b + ": " + std::to_string(n) + " object" + (n != 1 ? "s" : ""));
   std::vector<std::string> unchanged;
-  Plan plan = plan_commit(opt, fetched, unchanged);
-  auto cr = apply_commit(plan, /*verify=*/false, "pull", progress);
+  Plan plan = plan_commit(cx, opt, fetched, unchanged);
+  auto cr = apply_commit(cx, plan, /*verify=*/false, "pull", progress);
   res.vcs_commit = cr.vcs_commit;
   for (const auto& a : plan.actions)
     if (!a.key.empty()) res.pinned[a.key] = a.op == "pin" ? std::optional<std::string>(a.params["pin_id"].get<std::string>()) : std::nullopt;

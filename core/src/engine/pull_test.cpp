@@ -18,14 +18,14 @@ TEST_CASE("pull commits the heads that moved and nothing else") {
   ds.commit("baseline");
   const std::string head0 = ds.head();
 
-  const auto nothing = ds.open()->pull(std::nullopt, std::nullopt);
+  const auto nothing = tether::engine::pull(*ds.open(), std::nullopt, std::nullopt);
   CHECK(nothing.committed.empty());
   CHECK(nothing.unchanged == std::vector<std::string>{"m"});
   CHECK_FALSE(nothing.vcs_commit);
   CHECK(ds.head() == head0);
 
   const std::string s1 = ds.advance("sys1");
-  const auto r = ds.open()->pull(std::nullopt, std::nullopt);
+  const auto r = tether::engine::pull(*ds.open(), std::nullopt, std::nullopt);
   REQUIRE(r.committed.count("m") == 1);
   CHECK(r.committed.at("m").second.dump() == R"({"snapshot_id":")" + s1 + R"("})");
   REQUIRE(r.vcs_commit);
@@ -44,11 +44,11 @@ TEST_CASE("pull on a bookmark commits its working branch") {
   NewOptions n;
   n.bookmark = "side";
   n.eager = true;
-  const std::string fork = ds.open()->new_workspace(n).working_refs.at("m");
+  const std::string fork = tether::engine::new_workspace(*ds.open(), n).working_refs.at("m");
   const std::string w = ds.advance("sys1", fork);
   ds.advance("sys1");  // the upstream moves too: on a bookmark it is not what is pulled
 
-  const auto r = ds.open()->pull(std::nullopt, std::nullopt);
+  const auto r = tether::engine::pull(*ds.open(), std::nullopt, std::nullopt);
   CHECK(r.bookmark == "side");
   REQUIRE(r.committed.count("m") == 1);
   CHECK(contains(r.committed.at("m").second.dump(), w));

@@ -23,21 +23,23 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-std::string Repo::store_group(const model::ObjectManifest& m) {
+static std::string store_group(Context& cx, const model::ObjectManifest& m);
+
+static std::string store_group(Context& cx, const model::ObjectManifest& m) {
   try {
-    return m.kind + "|" + backend(m.kind).ref_namespace(m.locator, m.key);
+    return m.kind + "|" + cx.backend(m.kind).ref_namespace(m.locator, m.key);
   } catch (const std::exception&) {
     return "";
   }
 }
 
-std::set<std::string> Repo::dropped_states(const std::vector<std::string>& commits) {
+std::set<std::string> dropped_states(Context& cx, const std::vector<std::string>& commits) {
   std::set<std::string> out;
   for (const auto& c : commits)
-    for (const auto& [k, m] : manifests_at(c))
+    for (const auto& [k, m] : manifests_at(cx, c))
       if (m.state)
-        if (auto g = store_group(m); !g.empty())
-          out.insert(g + "\n" + support::canonical_json(backend(m.kind).content_state(*m.state)));
+        if (auto g = store_group(cx, m); !g.empty())
+          out.insert(g + "\n" + support::canonical_json(cx.backend(m.kind).content_state(*m.state)));
   return out;
 }
 

@@ -25,14 +25,14 @@ std::string commit(const Dataset& ds, const std::string& message) {
 GcReport gc(const Dataset& ds, bool dry_run) {
   GcOptions o;
   o.dry_run = dry_run;
-  return ds.open()->gc(o);
+  return tether::engine::gc(*ds.open(), o);
 }
 
 AbandonResult abandon(const Dataset& ds, const std::string& rev, bool with_gc = false) {
   AbandonOptions o;
   o.revs = {rev};
   o.gc = with_gc;
-  return ds.open()->abandon(o);
+  return tether::engine::abandon(*ds.open(), o);
 }
 
 std::vector<std::string> unpin_targets(const Plan& plan) {
@@ -106,24 +106,24 @@ TEST_CASE("drop takes a bookmark's commits, branch, pins and working branches") 
   NewOptions n;
   n.bookmark = "try";
   n.eager = true;
-  ds.open()->new_workspace(n);
+  tether::engine::new_workspace(*ds.open(), n);
   ds.advance("sys1", fork);
   const std::string pin2 = commit(ds, "try it");
 
   DropOptions trunk;
   trunk.bookmark = "main";
-  CHECK(contains(tether::testing::error_of([&] { ds.open()->drop(trunk); }), "is the trunk bookmark"));
+  CHECK(contains(tether::testing::error_of([&] { tether::engine::drop(*ds.open(), trunk); }), "is the trunk bookmark"));
 
   DropOptions o;
   o.bookmark = "try";
-  const auto dry = ds.open()->drop(o);  // a dry run unless told otherwise
+  const auto dry = tether::engine::drop(*ds.open(), o);  // a dry run unless told otherwise
   CHECK_FALSE(dry.applied);
   CHECK(ds.git({"branch", "--show-current"}) == "try");
   CHECK(ds.tags("sys1").size() == 2);
   CHECK(ds.branches("sys1").count(fork) == 1);
 
   o.dry_run = false;
-  const auto r = ds.open()->drop(o);
+  const auto r = tether::engine::drop(*ds.open(), o);
   CHECK(r.applied);
   CHECK(r.abandoned.size() == 1);
   CHECK(ds.git({"branch", "--show-current"}) == "main");

@@ -17,15 +17,16 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-RemoveResult Repo::remove(const std::string& key) {
-  auto lock = lock_checkout();
-  auto it = manifests_.find(key);
-  if (it == manifests_.end()) throw ConfigError("no such object: " + key);
+RemoveResult remove(Repo& repo, const std::string& key) {
+  Context& cx = Context::of(repo);
+  auto lock = lock_checkout(cx);
+  auto it = cx.manifests.find(key);
+  if (it == cx.manifests.end()) throw ConfigError("no such object: " + key);
   RemoveResult res{key, it->second.kind};
-  Json pre{{"objects", Json{{key, model::manifest_to_toml(it->second)}}}, {"workspace", model::workspace_to_toml(*workspace_)}};
-  unregister_object(key);
-  write_workspace();
-  log_op("remove", pre, Json{{"key", key}});
+  Json pre{{"objects", Json{{key, model::manifest_to_toml(it->second)}}}, {"workspace", model::workspace_to_toml(*cx.workspace)}};
+  unregister_object(cx, key);
+  write_workspace(cx);
+  log_op(cx, "remove", pre, Json{{"key", key}});
   return res;
 }
 

@@ -23,6 +23,9 @@
 
 namespace tether::engine {
 
+static RepairResult apply_repair(Context& cx, const Plan& plan);
+static Plan plan_repair(Context& cx, const RepairOptions& opt);
+
 namespace {
 
 // What an interrupted operation had done, from its progress records
@@ -52,39 +55,40 @@ std::string incomplete_note(const OpEntry& e) {
 
 }  // namespace
 
-RepairResult Repo::repair(const RepairOptions& opt) {
-  auto lock = lock_checkout();
+RepairResult repair(Repo& repo, const RepairOptions& opt) {
+  Context& cx = Context::of(repo);
+  auto lock = lock_checkout(cx);
   std::unique_ptr<Lock> repo_lock;
-  if (!opt.dry_run) repo_lock = lock_repository();
+  if (!opt.dry_run) repo_lock = lock_repository(cx);
   RepairResult r = run_planned<RepairResult>(
       opt.saved, opt.dry_run,
       [&](const Plan& p) {
-        check_preconditions(p);
+        check_preconditions(cx, p);
         // Planned again: the locators, states and pin ids it repins are then the manifests'.
         RepairOptions again;
         again.all_history = p.context.value("all_history", false);
-        require_rederived(p, plan_repair(again));
+        require_rederived(p, plan_repair(cx, again));
       },
-      [&] { return plan_repair(opt); },
-      [&](const Plan& p) { return apply_repair(p); });
+      [&] { return plan_repair(cx, opt); },
+      [&](const Plan& p) { return apply_repair(cx, p); });
   r.notes = r.plan.notes;
   return r;
 }
 
-Plan Repo::plan_repair(const RepairOptions& opt) {
+static Plan plan_repair(Context& cx, const RepairOptions& opt) {
   Plan plan;
   plan.command = "repair";
-  plan.created_at = now_iso_seconds();
-  plan.context = Json{{"workspace_id", workspace_->workspace_id}, {"all_history", opt.all_history}};
-  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
+  plan.created_at = now_iso_seconds(cx);
+  plan.context = Json{{"workspace_id", cx.workspace->workspace_id}, {"all_history", opt.all_history}};
+  plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
                                 "this repair plan was made in another checkout; re-run the plan here"});
-  plan.preconditions.push_back({"history_digest", vcs_->history_digest(), "", Json::object(),
+  plan.preconditions.push_back({"history_digest", cx.vcs->history_digest(), "", Json::object(),
                                 "VCS history changed since the plan was made; re-run the plan"});
 
   // An interrupted promote journaled its whole plan: repair finishes it (rolls it forward),
   // so the bookmark ends landed whole; `tether undo` reverses it instead. Other interrupted
   // operations are reported.
-  for (const auto& e : read_ops()) {
+  for (const auto& e : read_ops(cx)) {
     if (!e.incomplete() || e.undone_by.is_string()) continue;
     if (e.command == "promote" && e.pre.contains("plan") && e.pre["plan"].is_object()) {
       std::size_t moves = 0;
@@ -112,18 +116,18 @@ Plan Repo::plan_repair(const RepairOptions& opt) {
     if (!m.pin || !m.state) return;
     if (seen.insert(m.kind + ":" + m.pin->id).second) targets.push_back({label, m});
   };
-  for (const auto& [key, m] : manifests_) consider(key, m);
+  for (const auto& [key, m] : cx.manifests) consider(key, m);
   if (opt.all_history) {
     vcs::HistoryQuery q;
     q.all = true;
-    const std::string dir = vcs_path(".tether/objects");
-    for (const auto& c : vcs_->history(q))
-      for (const auto& [key, m] : parse_manifest_files(*vcs_->manifests_at(c.id, dir), c.id))
+    const std::string dir = vcs_path(cx, ".tether/objects");
+    for (const auto& c : cx.vcs->history(q))
+      for (const auto& [key, m] : parse_manifest_files(*cx.vcs->manifests_at(c.id, dir), c.id))
         consider(key + "@" + c.id.substr(0, 12), m);
   }
   auto reports = fan_out<sdk::VerifyReport>(targets.size(), [&](std::size_t i) {
     const auto& m = targets[i].m;
-    return backend(m.kind).verify(m.locator, *m.state, m.pin, false, m.key);
+    return cx.backend(m.kind).verify(m.locator, *m.state, m.pin, false, m.key);
   });
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const auto& [label, m] = targets[i];
@@ -141,14 +145,14 @@ Plan Repo::plan_repair(const RepairOptions& opt) {
   }
 
   // Working branches this checkout records that the store no longer has.
-  if (!on_trunk()) {
-    for (const auto& [key, ref] : workspace_->working_refs) {
-      auto it = manifests_.find(key);
-      if (it == manifests_.end() || !it->second.state) continue;
+  if (!on_trunk(cx)) {
+    for (const auto& [key, ref] : cx.workspace->working_refs) {
+      auto it = cx.manifests.find(key);
+      if (it == cx.manifests.end() || !it->second.state) continue;
       const auto& m = it->second;
       try {
-        if (!(effective_capabilities(m) & sdk::kFork)) continue;
-        auto& be = backend(m.kind);
+        if (!(cx.effective_capabilities(m) & sdk::kFork)) continue;
+        auto& be = cx.backend(m.kind);
         if (ref == be.base_branch(m.locator, key)) continue;
         auto refs = be.list_working_refs(m.locator, key);
         if (std::find(refs.begin(), refs.end(), ref) != refs.end()) continue;
@@ -166,32 +170,32 @@ Plan Repo::plan_repair(const RepairOptions& opt) {
   return plan;
 }
 
-RepairResult Repo::apply_repair(const Plan& plan) {
+static RepairResult apply_repair(Context& cx, const Plan& plan) {
   RepairResult res;
   res.plan = plan;
   res.applied = true;
   if (plan.writes() == 0) return res;
-  OpLog oplog = op_log();
-  std::string op_id = oplog.begin("repair", Json{{"workspace", model::workspace_to_toml(*workspace_)}});
+  OpLog oplog = op_log(cx);
+  std::string op_id = oplog.begin("repair", Json{{"workspace", model::workspace_to_toml(*cx.workspace)}});
 
   std::vector<const PlanAction*> repins, reforks, finishes;
   for (const auto& a : plan.actions) (a.op == "repin" ? repins : a.op == "finish-promote" ? finishes : reforks).push_back(&a);
   // Interrupted promotes first: a refork below must not race a base that is still moving.
   for (const auto* a : finishes) {
     try {
-      const auto entries = op_log().read();
+      const auto entries = op_log(cx).read();
       auto it = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return e.id == a->target; });
       if (it == entries.end() || !it->incomplete() || it->undone_by.is_string())
         throw StalePlanError("promote " + a->target + " is no longer interrupted; re-run the plan");
       Plan journaled = plan_from_json(it->pre["plan"], "promote", {}, "the journal of promote " + a->target);
-      PromoteReport r = apply_promote(journaled, &*it);
+      PromoteReport r = apply_promote(cx, journaled, &*it);
       std::vector<std::string> parts;
       std::vector<std::string> moved;
       for (const auto* t : {&r.fast_forwarded, &r.merged})
         for (const auto& [k, st] : *t) moved.push_back(k);
       parts.push_back(moved.empty() ? "nothing landed" : "landed " + join(moved));
-      if (r.trunk_moved) parts.push_back(config_.trunk() + " -> " + r.trunk_moved->substr(0, 12));
-      if (r.trunk_held) parts.push_back(config_.trunk() + " not moved: " + *r.trunk_held);
+      if (r.trunk_moved) parts.push_back(cx.config.trunk() + " -> " + r.trunk_moved->substr(0, 12));
+      if (r.trunk_held) parts.push_back(cx.config.trunk() + " not moved: " + *r.trunk_held);
       for (const auto& [k, why] : r.failed) res.failed["finish-promote " + a->target + " " + k] = why;
       res.finished[a->target] = join(parts, "; ");
       oplog.progress(op_id, Json{{"action", "finish-promote"}, {"target", a->target}});
@@ -202,7 +206,7 @@ RepairResult Repo::apply_repair(const Plan& plan) {
   }
   auto pinned = fan_out<sdk::Pin>(repins.size(), [&](std::size_t i) {
     const PlanAction& a = *repins[i];
-    return backend(a.kind).pin(a.params["locator"], a.params["state"], a.params["pin_id"].get<std::string>(),
+    return cx.backend(a.kind).pin(a.params["locator"], a.params["state"], a.params["pin_id"].get<std::string>(),
                                a.params.value("key", a.key));
   });
   for (std::size_t i = 0; i < repins.size(); ++i) {
@@ -212,19 +216,19 @@ RepairResult Repo::apply_repair(const Plan& plan) {
       continue;
     }
     const sdk::Pin& p = *pinned[i].value;
-    if (p.created) pin_index().claim(dataset_id_, a.kind, p.id);  // best effort, as commit
+    if (p.created) pin_index(cx).claim(cx.dataset_id, a.kind, p.id);  // best effort, as commit
     res.repinned[a.key] = p.ref;
     oplog.progress(op_id, Json{{"action", "repin"}, {"key", a.key}, {"ref", p.ref}});
   }
   // After the repins: a refork starts from the pin they may just have recreated.
-  model::Workspace& ws = *workspace_;
+  model::Workspace& ws = *cx.workspace;
   for (const auto* a : reforks) {
     try {
-      auto it = manifests_.find(a->key);
-      if (it == manifests_.end() || !it->second.state)
+      auto it = cx.manifests.find(a->key);
+      if (it == cx.manifests.end() || !it->second.state)
         throw TetherError(a->key + " is no longer registered with a committed state");
       const auto& m = it->second;
-      std::string ref = backend(m.kind).fork(m.locator, checked_source(m), a->target, sdk::Expected::absent(), a->key);
+      std::string ref = cx.backend(m.kind).fork(m.locator, checked_source(cx, m), a->target, sdk::Expected::absent(), a->key);
       ws.working_refs[a->key] = ref;
       ws.fork_points[a->key] = *m.state;
       ws.base_states[a->key] = *m.state;
@@ -236,7 +240,7 @@ RepairResult Repo::apply_repair(const Plan& plan) {
       res.failed["refork " + a->target] = be ? be->bare_message() : std::string(e.what());
     }
   }
-  if (!res.reforked.empty()) write_workspace();
+  if (!res.reforked.empty()) write_workspace(cx);
   oplog.end(op_id, Json{{"repinned", res.repinned},
                         {"reforked", res.reforked},
                         {"finished", res.finished},

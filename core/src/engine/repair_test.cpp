@@ -16,7 +16,7 @@ namespace {
 RepairResult repair(const Dataset& ds, bool dry_run = false) {
   RepairOptions o;
   o.dry_run = dry_run;
-  return ds.open()->repair(o);
+  return tether::engine::repair(*ds.open(), o);
 }
 
 }  // namespace
@@ -30,7 +30,7 @@ TEST_CASE("repair recreates a deleted pin at the recorded state") {
   ds.advance("sys1");  // the store moves on; the pin must come back at the committed state
   ds.untag("sys1", pin);
   VerifyOptions v;
-  CHECK_FALSE(ds.open()->verify(v).ok());
+  CHECK_FALSE(tether::engine::verify(*ds.open(), v).ok());
 
   const auto dry = repair(ds, true);
   REQUIRE(dry.plan.actions.size() == 1);
@@ -41,7 +41,7 @@ TEST_CASE("repair recreates a deleted pin at the recorded state") {
   const auto r = repair(ds);
   CHECK(r.repinned.size() == 1);
   CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{pin, "sys1:s0"}});
-  CHECK(ds.open()->verify(v).ok());
+  CHECK(tether::engine::verify(*ds.open(), v).ok());
   CHECK(repair(ds, true).plan.actions.empty());
 }
 
@@ -52,7 +52,7 @@ TEST_CASE("repair forks a working branch the store lost") {
   NewOptions n;
   n.bookmark = "work";
   n.eager = true;
-  const auto started = ds.open()->new_workspace(n);
+  const auto started = tether::engine::new_workspace(*ds.open(), n);
   const std::string fork = started.working_refs.at("m");
   ds.delete_branch("sys1", fork);
 

@@ -37,9 +37,13 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
+static std::string cache_dir(Context& cx);
+static void configure_backend(Context& cx, host::BackendProxy& proxy);
+static std::filesystem::path pinned_index_path(const Context& cx);
+
 // ---- locks -----------------------------------------------------------------------------------
 
-Repo::Lock::~Lock() {
+Lock::~Lock() {
   if (fd >= 0) {
     flock(fd, LOCK_UN);
     close(fd);
@@ -118,9 +122,9 @@ int take_lock(int fd, const fs::path& path, std::chrono::seconds timeout, const 
 
 }  // namespace
 
-std::unique_ptr<Repo::Lock> Repo::lock_checkout() {
-  if (checkout_locked_) return std::make_unique<Lock>();
-  const auto at = tether_dir() / "lock";
+std::unique_ptr<Lock> lock_checkout(Context& cx) {
+  if (cx.checkout_locked) return std::make_unique<Lock>();
+  const auto at = tether_dir(cx) / "lock";
   const fs::path path = at.full();
   auto lock = std::make_unique<Lock>();
   // A committed `.tether/lock` symlink must never be truncated through: refused here.
@@ -129,16 +133,16 @@ std::unique_ptr<Repo::Lock> Repo::lock_checkout() {
   lock->fd = take_lock(fd.release(), path, std::chrono::seconds(30),
                        "another tether command is writing in this checkout (" + path.string() +
                            " is locked{holder}); wait for it to finish");
-  checkout_locked_ = true;
-  lock->held = &checkout_locked_;
+  cx.checkout_locked = true;
+  lock->held = &cx.checkout_locked;
   // What we read before the lock may be stale now.
-  reload();
+  reload(cx);
   return lock;
 }
 
-std::unique_ptr<Repo::Lock> Repo::lock_repository() {
-  if (repository_locked_) return std::make_unique<Lock>();
-  auto path = vcs_->shared_dir() / "tether.lock";
+std::unique_ptr<Lock> lock_repository(Context& cx) {
+  if (cx.repository_locked) return std::make_unique<Lock>();
+  auto path = cx.vcs->shared_dir() / "tether.lock";
   auto lock = std::make_unique<Lock>();
   fs::create_directories(path.parent_path());
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -146,14 +150,16 @@ std::unique_ptr<Repo::Lock> Repo::lock_repository() {
   lock->fd = take_lock(fd, path, std::chrono::seconds(60),
                        "another tether command is committing or collecting in a checkout of this repository (" +
                            path.string() + " is locked{holder}); wait for it to finish");
-  repository_locked_ = true;
-  lock->held = &repository_locked_;
+  cx.repository_locked = true;
+  lock->held = &cx.repository_locked;
   return lock;
 }
 
 // ---- opening -------------------------------------------------------------------------------
 
 Repo::~Repo() = default;
+Context::Context() = default;
+Context::~Context() = default;
 
 namespace {
 
@@ -180,78 +186,88 @@ Services& Services::operator=(Services&&) noexcept = default;
 std::unique_ptr<Repo> Repo::open(const fs::path& start) { return open(start, Services{}); }
 
 std::unique_ptr<Repo> Repo::open(const fs::path& start, Services services) {
-  std::unique_ptr<Repo> repo(new Repo());
-  repo->root_ = find_root(start);
+  auto repo = std::make_unique<Context>();
+  Context& cx = *repo;
+  cx.root = find_root(start);
   // The checkout rule first (model/checkout.hpp): tether.toml and .tether are real, and
   // nothing tether keeps in .tether is a symlink.
-  model::check_checkout(repo->root_);
-  repo->config_ = model::read_repo_config({repo->root_, "tether.toml"});
-  if (repo->config_.version < model::kConfigVersion)
-    throw ConfigError("tether.toml is version " + std::to_string(repo->config_.version) + "; this tether reads version " +
+  model::check_checkout(cx.root);
+  cx.config = model::read_repo_config({cx.root, "tether.toml"});
+  if (cx.config.version < model::kConfigVersion)
+    throw ConfigError("tether.toml is version " + std::to_string(cx.config.version) + "; this tether reads version " +
                       std::to_string(model::kConfigVersion) +
                       " datasets (upgrade it with the Python tether-vcs: `tether upgrade`)");
-  if (!repo->config_.dataset_id || !model::is_dataset_id(*repo->config_.dataset_id))
+  if (!cx.config.dataset_id || !model::is_dataset_id(*cx.config.dataset_id))
     throw ConfigError(model::missing_dataset_id_message());
-  repo->dataset_id_ = *repo->config_.dataset_id;
+  cx.dataset_id = *cx.config.dataset_id;
 
-  auto secrets = model::read_secrets(repo->tether_dir() / "secrets.toml");
+  auto secrets = model::read_secrets(tether_dir(cx) / "secrets.toml");
   // Nothing runs yet: detect_vcs reads the repository (libgit2) and keeps git_path for later.
-  repo->vcs_ = vcs::detect_vcs(repo->root_, git_executable(secrets.secrets.data()));
+  cx.vcs = vcs::detect_vcs(cx.root, git_executable(secrets.secrets.data()));
   // Before anything from secrets.toml is used (git_path runs, endpoints get credentials): a
   // tracked secrets.toml is the clone's, not the user's.
-  refuse_tracked_checkout_files(*repo->vcs_, repo->root_, repo->vcs_path(".tether"));
-  if (services.wrap_vcs) repo->vcs_ = services.wrap_vcs(std::move(repo->vcs_));
-  repo->secrets_ = secrets.secrets.data();
-  if (secrets.warning) repo->warnings_.push_back(*secrets.warning);
-  model::ensure_ignored(repo->tether_dir(), /*only_present=*/true);
-  repo->reload();
+  refuse_tracked_checkout_files(*cx.vcs, cx.root, vcs_path(cx, ".tether"));
+  if (services.wrap_vcs) cx.vcs = services.wrap_vcs(std::move(cx.vcs));
+  cx.secrets = secrets.secrets.data();
+  if (secrets.warning) cx.warnings.push_back(*secrets.warning);
+  model::ensure_ignored(tether_dir(cx), /*only_present=*/true);
+  reload(cx);
 
-  repo->clock_ = services.clock ? std::move(services.clock) : [] { return std::chrono::system_clock::now(); };
-  repo->host_ = services.host ? std::move(services.host) : std::make_unique<host::PluginHost>();
-  Repo* self = repo.get();
-  repo->host_->set_configurator([self](host::BackendProxy& proxy) { self->configure_backend(proxy); });
+  cx.clock = services.clock ? std::move(services.clock) : [] { return std::chrono::system_clock::now(); };
+  cx.host = services.host ? std::move(services.host) : std::make_unique<host::PluginHost>();
+  cx.host->set_configurator([&cx](host::BackendProxy& proxy) { configure_backend(cx, proxy); });
   return repo;
 }
 
-void Repo::reload() {
-  manifests_ = model::load_manifests(objects_dir());
-  auto claim = model::open_workspace(tether_dir() / "workspace.toml");
-  workspace_ = std::make_unique<model::Workspace>(std::move(claim.workspace));
+void reload(Context& cx) {
+  cx.manifests = model::load_manifests(objects_dir(cx));
+  auto claim = model::open_workspace(tether_dir(cx) / "workspace.toml");
+  cx.workspace = std::make_unique<model::Workspace>(std::move(claim.workspace));
 }
 
-void Repo::write_workspace() { model::write_workspace(tether_dir() / "workspace.toml", *workspace_); }
+void write_workspace(Context& cx) { model::write_workspace(tether_dir(cx) / "workspace.toml", *cx.workspace); }
 
-std::optional<std::string> Repo::bookmark() const { return workspace_->bookmark; }
+// ---- what a Repo shows (all of it is the Context's data) -----------------------------------
 
-bool Repo::on_trunk() const { return !workspace_->bookmark || *workspace_->bookmark == config_.trunk(); }
+const fs::path& Repo::root() const { return Context::of(*this).root; }
+const model::RepoConfig& Repo::config() const { return Context::of(*this).config; }
+const std::string& Repo::dataset_id() const { return Context::of(*this).dataset_id; }
+const std::map<std::string, model::ObjectManifest>& Repo::manifests() const { return Context::of(*this).manifests; }
+const model::Workspace& Repo::workspace() const { return *Context::of(*this).workspace; }
+std::optional<std::string> Repo::bookmark() const { return Context::of(*this).workspace->bookmark; }
+const std::vector<std::string>& Repo::warnings() const { return Context::of(*this).warnings; }
+void Repo::on_warning(WarningFn sink) { Context::of(*this).warning_sink = std::move(sink); }
 
-bool Repo::on_trunk_bookmark() const { return workspace_->bookmark && *workspace_->bookmark == config_.trunk(); }
+bool on_trunk(const Context& cx) { return !cx.workspace->bookmark || *cx.workspace->bookmark == cx.config.trunk(); }
 
-std::string Repo::vcs_path(const std::string& rel_to_root) const {
-  std::string rel = vcs_->rel();
+bool on_trunk_bookmark(const Context& cx) { return cx.workspace->bookmark && *cx.workspace->bookmark == cx.config.trunk(); }
+
+std::string vcs_path(const Context& cx, const std::string& rel_to_root) {
+  std::string rel = cx.vcs->rel();
   if (rel.empty()) return rel_to_root;
   if (rel_to_root.empty()) return rel;
   return rel + "/" + rel_to_root;
 }
 
-std::vector<std::string> Repo::vcs_paths() const {
-  std::vector<std::string> paths{vcs_path(".tether/objects"), vcs_path(".tether/.gitignore"), vcs_path("tether.toml")};
+std::vector<std::string> vcs_paths(const Context& cx) {
+  std::vector<std::string> paths{vcs_path(cx, ".tether/objects"), vcs_path(cx, ".tether/.gitignore"), vcs_path(cx, "tether.toml")};
   // Listings only when there is one: git refuses a pathspec that matches no file.
-  if (!model::list_checkout_files(tether_dir() / "listings", ".jsonl", /*recursive=*/false).empty())
-    paths.push_back(vcs_path(".tether/listings"));
+  if (!model::list_checkout_files(tether_dir(cx) / "listings", ".jsonl", /*recursive=*/false).empty())
+    paths.push_back(vcs_path(cx, ".tether/listings"));
   return paths;
 }
 
 // ---- backends --------------------------------------------------------------------------------
 
 host::BackendProxy& Repo::backend(const std::string& kind) {
+  Context& cx = Context::of(*this);
   try {
-    return host_->get(kind);
+    return cx.host->get(kind);
   } catch (const host::LoadError& e) {
     // An unknown kind names the kinds that are installed.
     if (e.path().empty()) {
       std::string known;
-      for (const auto& info : host_->list_installed()) {
+      for (const auto& info : cx.host->list_installed()) {
         if (info.error) continue;
         known += (known.empty() ? "" : ", ") + info.kind;
       }
@@ -262,23 +278,23 @@ host::BackendProxy& Repo::backend(const std::string& kind) {
   }
 }
 
-void Repo::configure_backend(host::BackendProxy& proxy) {
+static void configure_backend(Context& cx, host::BackendProxy& proxy) {
   const auto& desc = proxy.description();
   const std::string& kind = proxy.kind();
-  Json committed = config_.backend(kind);
+  Json committed = cx.config.backend(kind);
   model::check_committed_backend_config(kind, committed, desc.safe_config_keys, desc.safe_option_keys);
   Json defaults = committed.is_object() ? committed : Json::object();
-  if (auto it = secrets_.find("backends"); it != secrets_.end() && it->is_object() && it->contains(kind))
+  if (auto it = cx.secrets.find("backends"); it != cx.secrets.end() && it->is_object() && it->contains(kind))
     for (auto& [k, v] : (*it)[kind].items()) defaults[k] = v;  // secrets win per key
   Json rules = Json::object();
-  if (auto it = secrets_.find("uris"); it != secrets_.end() && it->is_object())
+  if (auto it = cx.secrets.find("uris"); it != cx.secrets.end() && it->is_object())
     for (auto& [prefix, v] : it->items())
       if (v.is_object()) rules[prefix] = v;
   // [objects."<key>"] folds in as an exact-URI rule on the object's store URI.
-  if (auto it = secrets_.find("objects"); it != secrets_.end() && it->is_object())
+  if (auto it = cx.secrets.find("objects"); it != cx.secrets.end() && it->is_object())
     for (auto& [key, v] : it->items()) {
-      auto m = manifests_.find(key);
-      if (m == manifests_.end() || m->second.kind != kind || !v.is_object()) continue;
+      auto m = cx.manifests.find(key);
+      if (m == cx.manifests.end() || m->second.kind != kind || !v.is_object()) continue;
       for (const auto& uk : desc.uri_keys) {
         auto u = m->second.locator.find(uk);
         if (u == m->second.locator.end() || !u->is_string() || u->get<std::string>().empty()) continue;
@@ -289,8 +305,8 @@ void Repo::configure_backend(host::BackendProxy& proxy) {
       }
     }
   sdk::ConfigureRequest req;
-  req.cache_dir = cache_dir();
-  req.checkout = vcs_->root().string();
+  req.cache_dir = cache_dir(cx);
+  req.checkout = cx.vcs->root().string();
   req.defaults = std::move(defaults);
   req.rules = std::move(rules);
   proxy.configure(req);
@@ -299,25 +315,26 @@ void Repo::configure_backend(host::BackendProxy& proxy) {
 // `.tether/cache`, opened once without following a symlink, handed to the (in-process)
 // plugins as /proc/self/fd/<n>: that names the directory we opened, so nothing renamed or
 // linked into .tether later can redirect a plugin's cache writes outside the dataset.
-std::string Repo::cache_dir() {
-  std::lock_guard lock(cache_mu_);
-  if (!cache_fd_) cache_fd_ = model::open_checkout_dir(tether_dir() / "cache", /*create=*/true);
-  const std::string pinned = "/proc/self/fd/" + std::to_string(cache_fd_.get());
+static std::string cache_dir(Context& cx) {
+  std::lock_guard lock(cx.cache_mu);
+  if (!cx.cache_fd) cx.cache_fd = model::open_checkout_dir(tether_dir(cx) / "cache", /*create=*/true);
+  const std::string pinned = "/proc/self/fd/" + std::to_string(cx.cache_fd.get());
   // Without /proc (an unusual container), the path just checked is the best there is.
-  if (::access(pinned.c_str(), X_OK) != 0) return (tether_dir() / "cache").full().string();
+  if (::access(pinned.c_str(), X_OK) != 0) return (tether_dir(cx) / "cache").full().string();
   return pinned;
 }
 
 uint32_t Repo::effective_capabilities(const model::ObjectManifest& m) {
+  Context& cx = Context::of(*this);
   Json policy{{"file", m.policy.file}, {"pin", m.policy.pin}};
-  return backend(m.kind).effective_capabilities(m.locator, policy, m.key);
+  return cx.backend(m.kind).effective_capabilities(m.locator, policy, m.key);
 }
 
 // ---- positions -------------------------------------------------------------------------------
 
-std::optional<std::string> Repo::working_ref(const std::string& key) const {
-  auto it = workspace_->working_refs.find(key);
-  if (it == workspace_->working_refs.end()) return std::nullopt;
+std::optional<std::string> working_ref(const Context& cx, const std::string& key) {
+  auto it = cx.workspace->working_refs.find(key);
+  if (it == cx.workspace->working_refs.end()) return std::nullopt;
   return it->second;
 }
 
@@ -327,17 +344,17 @@ std::optional<std::string> Repo::working_ref(const std::string& key) const {
 // working ref sits still when it is detached at `at`, and everywhere off the trunk: there
 // its position is its pin until a writable open forks it. (A checkout on no bookmark, a
 // fresh clone say, reads upstream as the trunk does.)
-std::vector<std::string> Repo::moving_keys() {
-  bool off_trunk = !on_trunk();
+std::vector<std::string> moving_keys(Context& cx) {
+  bool off_trunk = !on_trunk(cx);
   std::vector<std::string> keys;
-  for (const auto& [key, m] : manifests_) {
-    if (!m.state || working_ref(key)) {
+  for (const auto& [key, m] : cx.manifests) {
+    if (!m.state || working_ref(cx, key)) {
       keys.push_back(key);
       continue;
     }
     uint32_t caps = 0;
     try {
-      caps = effective_capabilities(m);
+      caps = cx.effective_capabilities(m);
     } catch (const std::exception&) {
       keys.push_back(key);  // fingerprinting will report the error
       continue;
@@ -350,18 +367,18 @@ std::vector<std::string> Repo::moving_keys() {
 
 // ---- reading other revisions -----------------------------------------------------------------
 
-std::map<std::string, model::ObjectManifest> Repo::manifests_at(const std::string& rev) const {
-  std::string commit = vcs_->resolve(rev);
-  std::string dir = vcs_path(".tether/objects");
-  auto files = vcs_->manifests_at(commit, dir);
+std::map<std::string, model::ObjectManifest> manifests_at(const Context& cx, const std::string& rev) {
+  std::string commit = cx.vcs->resolve(rev);
+  std::string dir = vcs_path(cx, ".tether/objects");
+  auto files = cx.vcs->manifests_at(commit, dir);
   return parse_manifest_files(*files, commit);
 }
 
-std::optional<std::string> Repo::read_listing(const std::string& name, const std::optional<std::string>& rev) const {
-  if (auto text = model::read_checkout_file(tether_dir() / "listings" / name)) return text;
+std::optional<std::string> read_listing(const Context& cx, const std::string& name, const std::optional<std::string>& rev) {
+  if (auto text = model::read_checkout_file(tether_dir(cx) / "listings" / name)) return text;
   if (rev) {
     try {
-      return vcs_->read_file(*rev, vcs_path(".tether/listings/" + name));
+      return cx.vcs->read_file(*rev, vcs_path(cx, ".tether/listings/" + name));
     } catch (const VcsError&) {
       return std::nullopt;
     }
@@ -371,24 +388,24 @@ std::optional<std::string> Repo::read_listing(const std::string& name, const std
 
 // ---- op log ------------------------------------------------------------------------------------
 
-std::filesystem::path Repo::pinned_index_path() const { return vcs_->shared_dir() / "tether-pinned.jsonl"; }
+static std::filesystem::path pinned_index_path(const Context& cx) { return cx.vcs->shared_dir() / "tether-pinned.jsonl"; }
 
-std::string Repo::now_iso() const { return model::format_iso_utc(clock_()); }
+std::string now_iso(const Context& cx) { return model::format_iso_utc(cx.clock()); }
 
-std::string Repo::now_iso_seconds() const {
-  return model::format_iso_utc(std::chrono::time_point_cast<std::chrono::seconds>(clock_()));
+std::string now_iso_seconds(const Context& cx) {
+  return model::format_iso_utc(std::chrono::time_point_cast<std::chrono::seconds>(cx.clock()));
 }
 
-OpLog Repo::op_log() const {
-  return OpLog(tether_dir() / "ops.jsonl", [this] { return now_iso_seconds(); });
+OpLog op_log(const Context& cx) {
+  return OpLog(tether_dir(cx) / "ops.jsonl", [&cx] { return now_iso_seconds(cx); });
 }
 
-PinIndex Repo::pin_index() const {
-  return PinIndex(pinned_index_path(), [this] { return now_iso_seconds(); });
+PinIndex pin_index(const Context& cx) {
+  return PinIndex(pinned_index_path(cx), [&cx] { return now_iso_seconds(cx); });
 }
 
-void Repo::log_op(const std::string& command, const Json& pre, const Json& result) {
-  OpLog log = op_log();
+void log_op(Context& cx, const std::string& command, const Json& pre, const Json& result) {
+  OpLog log = op_log(cx);
   auto id = log.begin(command, pre);
   log.end(id, result);
 }

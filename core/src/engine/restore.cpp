@@ -20,16 +20,20 @@
 
 namespace tether::engine {
 
+static RestoreResult apply_restore(Context& cx, const Plan& plan);
+static Plan plan_restore(Context& cx, const RestoreOptions& opt);
+
 // ---- restore -----------------------------------------------------------------------------------
 
-RestoreResult Repo::restore(const RestoreOptions& opt) {
-  auto lock = lock_checkout();
+RestoreResult restore(Repo& repo, const RestoreOptions& opt) {
+  Context& cx = Context::of(repo);
+  auto lock = lock_checkout(cx);
   std::unique_ptr<Lock> repo_lock;
-  if (!opt.dry_run) repo_lock = lock_repository();
+  if (!opt.dry_run) repo_lock = lock_repository(cx);
   // A saved plan is planned again (same commit, same keys) and must come out the same: the
   // manifests, pins and states it restores from are then that commit's, not the file's.
   auto rederive = [&](const Plan& p) {
-    check_preconditions(p);
+    check_preconditions(cx, p);
     RestoreOptions again;
     again.from = p.context.value("from_commit", std::string());
     again.discard = p.context.value("discard", false);
@@ -37,11 +41,11 @@ RestoreResult Repo::restore(const RestoreOptions& opt) {
       if (!a.key.empty() && std::find(again.keys.begin(), again.keys.end(), a.key) == again.keys.end())
         again.keys.push_back(a.key);
     if (again.from.empty()) throw StalePlanError("the saved restore plan names no commit; re-run the plan");
-    require_rederived(p, plan_restore(again));
+    require_rederived(p, plan_restore(cx, again));
   };
   RestoreResult r = run_planned<RestoreResult>(
-      opt.saved, opt.dry_run, rederive, [&] { return plan_restore(opt); },
-      [&](const Plan& p) { return apply_restore(p); });
+      opt.saved, opt.dry_run, rederive, [&] { return plan_restore(cx, opt); },
+      [&](const Plan& p) { return apply_restore(cx, p); });
   if (r.from.empty()) r.from = r.plan.context.value("from_rev", opt.from);
   return r;
 }
@@ -50,15 +54,15 @@ RestoreResult Repo::restore(const RestoreOptions& opt) {
 // named key whether it can be restored at all, which branch it writes through, whether that
 // branch is shared with keys not named or with a named key restoring another state, and the
 // fork (or reset, checked for writes) onto what the revision recorded.
-struct Repo::RestorePlanner {
-  Repo& repo;
+struct RestorePlanner {
+  Context& cx;
   const RestoreOptions& opt;
   Plan plan;
   std::map<std::string, model::ObjectManifest> then;  // the manifests at --from
   std::set<std::string> named;
   std::map<std::string, std::string> first_of_ref;  // ref -> first named key restoring it
 
-  RestorePlanner(Repo& r, const RestoreOptions& o) : repo(r), opt(o) {}
+  RestorePlanner(Context& r, const RestoreOptions& o) : cx(r), opt(o) {}
 
   Plan run() {
     begin_plan();
@@ -71,12 +75,12 @@ struct Repo::RestorePlanner {
   }
 
   void begin_plan() {
-    const auto& ws = *repo.workspace_;
+    const auto& ws = *cx.workspace;
     plan.command = "restore";
-    plan.created_at = repo.now_iso_seconds();
-    std::string commit = repo.vcs_->resolve(opt.from);
-    then = repo.manifests_at(commit);
-    std::string mhash = model::manifest_hash(repo.manifests_);
+    plan.created_at = now_iso_seconds(cx);
+    std::string commit = cx.vcs->resolve(opt.from);
+    then = manifests_at(cx, commit);
+    std::string mhash = model::manifest_hash(cx.manifests);
     plan.context = Json{{"from_rev", opt.from},         {"from_commit", commit}, {"discard", opt.discard},
                         {"manifest_hash", mhash},       {"workspace_id", ws.workspace_id}};
     plan.preconditions.push_back({"manifest_hash", mhash, "", Json::object(), "manifests changed since the plan was made; re-run the plan"});
@@ -91,17 +95,17 @@ struct Repo::RestorePlanner {
   }
 
   void plan_key(const std::string& key) {
-    auto cur = repo.manifests_.find(key);
-    if (cur == repo.manifests_.end()) throw ConfigError("no such object: " + key);
+    auto cur = cx.manifests.find(key);
+    if (cur == cx.manifests.end()) throw ConfigError("no such object: " + key);
     const auto& m = cur->second;
     auto t = then.find(key);
     if (t == then.end()) return refuse(key, m, "not registered at " + opt.from);
     const auto& was = t->second;
-    uint32_t caps = repo.effective_capabilities(m);
+    uint32_t caps = cx.effective_capabilities(m);
     if (auto why = unrestorable(was, caps)) return refuse(key, m, *why);
     const std::string target = branch_of(key);
     if (auto why = shared_with_unnamed(key, m, target)) return refuse(key, m, *why);
-    auto& b = repo.backend(m.kind);
+    auto& b = cx.backend(m.kind);
     std::string from_label = was.pin ? was.pin->ref : model::short_state(*was.state);
     if (auto f = first_of_ref.find(target); f != first_of_ref.end()) {
       const auto& first_then = then.at(f->second);
@@ -118,7 +122,7 @@ struct Repo::RestorePlanner {
 
   // Why the key cannot be restored from what the revision recorded, if it cannot.
   std::optional<std::string> unrestorable(const model::ObjectManifest& was, uint32_t caps) {
-    if (!(caps & sdk::kFork) || repo.on_trunk()) return "no working branch to restore (not Forkable, or on trunk)";
+    if (!(caps & sdk::kFork) || on_trunk(cx)) return "no working branch to restore (not Forkable, or on trunk)";
     if (!was.state) return "nothing committed at " + opt.from;
     if (!(was.pin && (caps & sdk::kPin)) && !(caps & sdk::kAddressable))
       return "no pin at " + opt.from + " and the backend cannot fork from a state";
@@ -128,21 +132,21 @@ struct Repo::RestorePlanner {
   // The branch the key writes through: its working ref, its pending fork, else the one the
   // bookmark would give it.
   std::string branch_of(const std::string& key) {
-    const auto& ws = *repo.workspace_;
-    if (auto w = repo.working_ref(key)) return *w;
+    const auto& ws = *cx.workspace;
+    if (auto w = working_ref(cx, key)) return *w;
     if (auto p = ws.pending_forks.find(key); p != ws.pending_forks.end()) return p->second;
-    return model::working_ref_name(repo.dataset_id_, *ws.bookmark);
+    return model::working_ref_name(cx.dataset_id, *ws.bookmark);
   }
 
   // The branch is one point for every object writing through it: all of them are named, or
   // the refusal says how to name them.
   std::optional<std::string> shared_with_unnamed(const std::string& key, const model::ObjectManifest& m,
                                                  const std::string& target) {
-    const auto& ws = *repo.workspace_;
+    const auto& ws = *cx.workspace;
     std::vector<std::string> sharers;
     for (const auto* table : {&ws.working_refs, &ws.pending_forks})
       for (const auto& [k, r] : *table)
-        if (k != key && r == target && repo.manifests_.count(k) && repo.manifests_.at(k).kind == m.kind) sharers.push_back(k);
+        if (k != key && r == target && cx.manifests.count(k) && cx.manifests.at(k).kind == m.kind) sharers.push_back(k);
     std::vector<std::string> unnamed;
     for (const auto& k : sharers)
       if (!named.count(k)) unnamed.push_back(k);
@@ -158,7 +162,7 @@ struct Repo::RestorePlanner {
   // holds no writes this workspace has not committed (or --discard).
   void plan_fork(const std::string& key, const model::ObjectManifest& m, host::BackendProxy& b, const model::ObjectManifest& was,
                  uint32_t caps, const std::string& target, std::string detail) {
-    const auto& ws = *repo.workspace_;
+    const auto& ws = *cx.workspace;
     Json source = was.pin && (caps & sdk::kPin) ? Json{{"pin", Json{{"id", was.pin->id}, {"ref", was.pin->ref}}}}
                                                 : Json{{"state", *was.state}};
     Json params{{"then", model::manifest_to_toml(was)}, {"then_state", *was.state}, {"source", source}};
@@ -192,9 +196,9 @@ struct Repo::RestorePlanner {
   }
 };
 
-Plan Repo::plan_restore(const RestoreOptions& opt) { return RestorePlanner(*this, opt).run(); }
+static Plan plan_restore(Context& cx, const RestoreOptions& opt) { return RestorePlanner(cx, opt).run(); }
 
-RestoreResult Repo::apply_restore(const Plan& plan) {
+static RestoreResult apply_restore(Context& cx, const Plan& plan) {
   std::vector<std::string> refusals;
   for (const auto& a : plan.actions)
     if (a.op == "refuse") refusals.push_back(a.key + ": " + a.detail);
@@ -205,19 +209,19 @@ RestoreResult Repo::apply_restore(const Plan& plan) {
   Json heads = Json::object();
   for (const auto& a : plan.actions)
     if (a.params.contains("head")) heads[a.key] = a.params["head"];
-  OpLog oplog = op_log();
-  std::string op_id = oplog.begin("restore", Json{{"workspace", model::workspace_to_toml(*workspace_)}, {"heads", heads}});
+  OpLog oplog = op_log(cx);
+  std::string op_id = oplog.begin("restore", Json{{"workspace", model::workspace_to_toml(*cx.workspace)}, {"heads", heads}});
   std::vector<std::string> created, reset;
-  model::Workspace& ws = *workspace_;
+  model::Workspace& ws = *cx.workspace;
   try {
     for (const auto& a : plan.actions) {
       if (a.op != "fork") continue;
-      const auto& m = manifests_.at(a.key);
+      const auto& m = cx.manifests.at(a.key);
       auto then = model::parse_manifest(a.params["then"].get<std::string>(), "the plan's manifest of " + a.key, a.key);
       sdk::Source source = a.params["source"].get<sdk::Source>();
-      if (source.kind == sdk::Source::Kind::Pin) source = checked_source(then);
+      if (source.kind == sdk::Source::Kind::Pin) source = checked_source(cx, then);
       sdk::Expected expected = a.params.contains("head") ? sdk::Expected::at(a.params["head"]) : sdk::Expected::absent();
-      std::string ref = backend(m.kind).fork(m.locator, source, a.target, expected, a.key);
+      std::string ref = cx.backend(m.kind).fork(m.locator, source, a.target, expected, a.key);
       (a.params.contains("head") ? reset : created).push_back(a.key);
       oplog.progress(op_id, Json{{"action", "fork"}, {"key", a.key}, {"ref", ref}});
       std::vector<std::string> keys{a.key};
@@ -229,10 +233,10 @@ RestoreResult Repo::apply_restore(const Plan& plan) {
         ws.pending_resets.erase(k);
         ws.fork_points[k] = a.params["then_state"];
         ws.set_snapshot(k, a.params["then_state"]);
-        if (auto mm = manifests_.find(k); mm != manifests_.end() && mm->second.state) ws.base_states[k] = *mm->second.state;
+        if (auto mm = cx.manifests.find(k); mm != cx.manifests.end() && mm->second.state) ws.base_states[k] = *mm->second.state;
         res.working_refs[k] = ref;
       }
-      write_workspace();
+      write_workspace(cx);
     }
   } catch (const std::exception& e) {
     oplog.end(op_id, Json{{"failed", e.what()}, {"created", created}, {"reset", reset}});

@@ -16,24 +16,25 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-SetResult Repo::set_policy(const std::vector<std::string>& keys_in, bool all, const std::optional<std::string>& file,
-                           const std::optional<std::string>& pin) {
+SetResult set_policy(Repo& repo, const std::vector<std::string>& keys_in, bool all, const std::optional<std::string>& file,
+                     const std::optional<std::string>& pin) {
+  Context& cx = Context::of(repo);
   if (!file && !pin) throw ConfigError("nothing to set: pass --file or --pin");
   if (file) check_policy("file", *file);
   if (pin) check_policy("pin", *pin);
-  auto lock = lock_checkout();
+  auto lock = lock_checkout(cx);
   std::vector<std::string> keys = keys_in;
   if (all) {
     keys.clear();
-    for (const auto& [k, m] : manifests_) keys.push_back(k);
+    for (const auto& [k, m] : cx.manifests) keys.push_back(k);
   }
   if (keys.empty()) throw ConfigError("give one or more KEY, or --all");
   for (const auto& k : keys)
-    if (!manifests_.count(k)) throw ConfigError("no such object: " + k);
+    if (!cx.manifests.count(k)) throw ConfigError("no such object: " + k);
   SetResult res;
   Json pre_objects = Json::object();
   for (const auto& k : keys) {
-    auto& m = manifests_.at(k);
+    auto& m = cx.manifests.at(k);
     std::map<std::string, std::pair<std::string, std::string>> changes;
     if (file && *file != m.policy.file) changes["file"] = {m.policy.file, *file};
     if (pin && *pin != m.policy.pin) changes["pin"] = {m.policy.pin, *pin};
@@ -44,14 +45,14 @@ SetResult Repo::set_policy(const std::vector<std::string>& keys_in, bool all, co
     pre_objects[k] = model::manifest_to_toml(m);
     if (file) m.policy.file = *file;
     if (pin) m.policy.pin = *pin;
-    model::write_manifest(objects_dir(), m);
+    model::write_manifest(objects_dir(cx), m);
     res.changed[k] = std::move(changes);
   }
   if (!res.changed.empty()) {
     Json changed = Json::object();
     for (const auto& [k, fields] : res.changed)
       for (const auto& [f, v] : fields) changed[k][f] = Json::array({v.first, v.second});
-    log_op("set", Json{{"objects", pre_objects}, {"workspace", model::workspace_to_toml(*workspace_)}},
+    log_op(cx, "set", Json{{"objects", pre_objects}, {"workspace", model::workspace_to_toml(*cx.workspace)}},
            Json{{"changed", changed}});
   }
   return res;

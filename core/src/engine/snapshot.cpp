@@ -13,24 +13,25 @@
 
 namespace tether::engine {
 
-SnapshotResult Repo::snapshot(const ProgressFn& progress) {
-  auto lock = lock_checkout();
+SnapshotResult snapshot(Repo& repo, const ProgressFn& progress) {
+  Context& cx = Context::of(repo);
+  auto lock = lock_checkout(cx);
   std::vector<std::string> keys;
-  if (on_trunk()) {
-    for (const auto& [k, m] : manifests_) keys.push_back(k);
+  if (on_trunk(cx)) {
+    for (const auto& [k, m] : cx.manifests) keys.push_back(k);
   } else {
-    keys = moving_keys();
+    keys = moving_keys(cx);
   }
-  auto result = fingerprint_keys(keys, /*upstream=*/true, progress);
+  auto result = fingerprint_keys(cx, keys, /*upstream=*/true, progress);
   // Keep entries of still-registered keys; overwrite what was just read.
-  for (auto it = workspace_->last_snapshot.begin(); it != workspace_->last_snapshot.end();)
-    it = manifests_.count(it->first) ? std::next(it) : workspace_->last_snapshot.erase(it);
-  for (auto it = workspace_->last_snapshot_errors.begin(); it != workspace_->last_snapshot_errors.end();)
-    it = manifests_.count(it->first) ? std::next(it) : workspace_->last_snapshot_errors.erase(it);
-  for (const auto& [k, s] : result.states) workspace_->set_snapshot(k, s);
-  for (const auto& [k, e] : result.errors) workspace_->set_snapshot_error(k, e);
-  workspace_->last_snapshot_at = now_iso();
-  write_workspace();
+  for (auto it = cx.workspace->last_snapshot.begin(); it != cx.workspace->last_snapshot.end();)
+    it = cx.manifests.count(it->first) ? std::next(it) : cx.workspace->last_snapshot.erase(it);
+  for (auto it = cx.workspace->last_snapshot_errors.begin(); it != cx.workspace->last_snapshot_errors.end();)
+    it = cx.manifests.count(it->first) ? std::next(it) : cx.workspace->last_snapshot_errors.erase(it);
+  for (const auto& [k, s] : result.states) cx.workspace->set_snapshot(k, s);
+  for (const auto& [k, e] : result.errors) cx.workspace->set_snapshot_error(k, e);
+  cx.workspace->last_snapshot_at = now_iso(cx);
+  write_workspace(cx);
   return result;
 }
 

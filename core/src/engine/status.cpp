@@ -13,8 +13,8 @@
 
 namespace tether::engine {
 
-SnapshotResult Repo::fingerprint_keys(const std::vector<std::string>& keys, bool upstream, const ProgressFn& progress) {
-  auto moving = moving_keys();
+SnapshotResult fingerprint_keys(Context& cx, const std::vector<std::string>& keys, bool upstream, const ProgressFn& progress) {
+  auto moving = moving_keys(cx);
   auto is_moving = [&](const std::string& k) { return std::find(moving.begin(), moving.end(), k) != moving.end(); };
   struct Job {
     const model::ObjectManifest* m;
@@ -23,18 +23,18 @@ SnapshotResult Repo::fingerprint_keys(const std::vector<std::string>& keys, bool
   };
   std::vector<Job> jobs;
   for (const auto& key : keys) {
-    const auto& m = manifests_.at(key);
+    const auto& m = cx.manifests.at(key);
     Job j{&m, m.locator, std::nullopt};
     if (upstream && !is_moving(key)) j.locator.erase("at");  // where upstream is now
-    else j.ref = working_ref(key);
+    else j.ref = working_ref(cx, key);
     jobs.push_back(std::move(j));
   }
   auto results = fan_out<Json>(
       jobs.size(),
       [&](std::size_t i) {
         const auto& j = jobs[i];
-        Json state = backend(j.m->kind).fingerprint(j.locator, j.ref, j.m->key);
-        check_immutable(*j.m, state);
+        Json state = cx.backend(j.m->kind).fingerprint(j.locator, j.ref, j.m->key);
+        check_immutable(cx, *j.m, state);
         return state;
       },
       progress);
@@ -50,10 +50,10 @@ SnapshotResult Repo::fingerprint_keys(const std::vector<std::string>& keys, bool
   return out;
 }
 
-void Repo::check_immutable(const model::ObjectManifest& m, const Json& state) {
+void check_immutable(Context& cx, const model::ObjectManifest& m, const Json& state) {
   if (!m.state || m.policy.file != "immutable") return;
-  auto& b = backend(m.kind);
-  uint32_t caps = effective_capabilities(m);
+  auto& b = cx.backend(m.kind);
+  uint32_t caps = cx.effective_capabilities(m);
   if (caps & (sdk::kAddressable | sdk::kPin | sdk::kFork)) return;  // only Observed objects
   if (b.same(*m.state, state)) return;
   throw ImmutableObjectModified("immutable object " + model::py_repr(m.key) +
@@ -62,49 +62,50 @@ void Repo::check_immutable(const model::ObjectManifest& m, const Json& state) {
                                 m.key);
 }
 
-StatusReport Repo::status(std::optional<bool> snap, const ProgressFn& progress) {
+StatusReport status(Repo& repo, std::optional<bool> snap, const ProgressFn& progress) {
+  Context& cx = Context::of(repo);
   StatusReport r;
-  bool fresh = snap.value_or(config_.snapshot_auto);
+  bool fresh = snap.value_or(cx.config.snapshot_auto);
   // A workspace that never fingerprinted, or a key the cache knows nothing of, is always read.
-  if (!workspace_->last_snapshot_at) fresh = true;
-  for (const auto& [k, m] : manifests_)
-    if (!workspace_->last_snapshot.count(k) && !workspace_->last_snapshot_errors.count(k)) fresh = true;
-  if (fresh) snapshot(progress);
+  if (!cx.workspace->last_snapshot_at) fresh = true;
+  for (const auto& [k, m] : cx.manifests)
+    if (!cx.workspace->last_snapshot.count(k) && !cx.workspace->last_snapshot_errors.count(k)) fresh = true;
+  if (fresh) snapshot(cx, progress);
   r.fresh = fresh;
-  r.manifest_hash = model::manifest_hash(manifests_);
-  r.snapshot_at = workspace_->last_snapshot_at;
-  r.bookmark = workspace_->bookmark;
-  r.trunk = config_.trunk();
-  r.stale_keys = stale_keys();
-  r.bookmark_drift = bookmark_drift();
-  auto moving = moving_keys();
-  for (const auto& [key, m] : manifests_) {
+  r.manifest_hash = model::manifest_hash(cx.manifests);
+  r.snapshot_at = cx.workspace->last_snapshot_at;
+  r.bookmark = cx.workspace->bookmark;
+  r.trunk = cx.config.trunk();
+  r.stale_keys = cx.stale_keys();
+  r.bookmark_drift = cx.bookmark_drift();
+  auto moving = moving_keys(cx);
+  for (const auto& [key, m] : cx.manifests) {
     ObjectStatus o;
     o.key = key;
     o.kind = m.kind;
     o.pinned = m.pin.has_value();
     o.recoverable = m.recoverable;
     o.origin = m.origin;
-    if (auto e = workspace_->last_snapshot_errors.find(key); e != workspace_->last_snapshot_errors.end()) o.error = e->second;
-    if (auto s = workspace_->last_snapshot.find(key); s != workspace_->last_snapshot.end()) o.state = s->second;
+    if (auto e = cx.workspace->last_snapshot_errors.find(key); e != cx.workspace->last_snapshot_errors.end()) o.error = e->second;
+    if (auto s = cx.workspace->last_snapshot.find(key); s != cx.workspace->last_snapshot.end()) o.state = s->second;
     try {
-      o.tier = sdk::tier_name(effective_capabilities(m));
+      o.tier = sdk::tier_name(cx.effective_capabilities(m));
     } catch (const std::exception& e) {
       o.tier = "?";
       if (!o.error) o.error = keyed_error(key, e);
     }
     bool committed = m.state.has_value();
     bool differs = false;
-    if (committed && o.state && !o.error) differs = !backend(m.kind).same(*m.state, *o.state);
+    if (committed && o.state && !o.error) differs = !cx.backend(m.kind).same(*m.state, *o.state);
     bool is_moving = std::find(moving.begin(), moving.end(), key) != moving.end();
     if (o.error) o.label = "error";
     else if (!committed) o.label = "new";
     else if (differs && !is_moving) o.label = "behind";
     else if (differs) o.label = "modified";
     else o.label = "clean";
-    if (config_.verify_on_status && committed && !o.error) {
+    if (cx.config.verify_on_status && committed && !o.error) {
       try {
-        o.verify = sdk::verify_status_name(backend(m.kind).verify(m.locator, *m.state, m.pin, false, key).status);
+        o.verify = sdk::verify_status_name(cx.backend(m.kind).verify(m.locator, *m.state, m.pin, false, key).status);
       } catch (const std::exception&) {
         o.verify = "unknown";
       }

@@ -21,22 +21,22 @@ std::string label_of(const StatusReport& r, const std::string& key) {
 
 TEST_CASE("status labels: new, clean after commit, modified when the store moves") {
   Dataset ds;
-  CHECK(ds.open()->status(false).objects.empty());
+  CHECK(tether::engine::status(*ds.open(), false).objects.empty());
   ds.add_memory("m", "sys1");
-  const auto fresh = ds.open()->status(true);
+  const auto fresh = tether::engine::status(*ds.open(), true);
   CHECK(label_of(fresh, "m") == "new");
   CHECK(fresh.trunk == "main");
   REQUIRE(fresh.bookmark);
   CHECK(*fresh.bookmark == "main");
 
   ds.commit("first");
-  CHECK(label_of(ds.open()->status(true), "m") == "clean");
+  CHECK(label_of(tether::engine::status(*ds.open(), true), "m") == "clean");
   ds.advance("sys1");
-  const auto moved = ds.open()->status(true);
+  const auto moved = tether::engine::status(*ds.open(), true);
   CHECK(label_of(moved, "m") == "modified");
   CHECK_FALSE(moved.has_error());
   // Without a new fingerprint, status shows the cached one.
-  CHECK(label_of(ds.open()->status(false), "m") == "modified");
+  CHECK(label_of(tether::engine::status(*ds.open(), false), "m") == "modified");
 }
 
 TEST_CASE("a store that cannot be read is an error label for its object, not a failed status") {
@@ -46,12 +46,12 @@ TEST_CASE("a store that cannot be read is an error label for its object, not a f
   ds.commit("first");
   ds.delete_system("sys2");  // behind tether's back: every later read of it fails
 
-  const auto snap = ds.open()->snapshot();
+  const auto snap = tether::engine::snapshot(*ds.open());
   CHECK(snap.states.count("m") == 1);
   REQUIRE(snap.errors.count("gone") == 1);
   CHECK(snap.errors.at("gone").find("sys2") != std::string::npos);
 
-  const auto r = ds.open()->status(true);
+  const auto r = tether::engine::status(*ds.open(), true);
   CHECK(r.has_error());
   CHECK(label_of(r, "gone") == "error");
   CHECK(label_of(r, "m") == "clean");

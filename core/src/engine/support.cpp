@@ -354,18 +354,18 @@ void PinIndex::release(const std::set<std::string>& pin_ids) {
 
 namespace tether::engine {
 
-void Repo::warn(const std::string& text) const {
-  if (!warned_.insert(text).second) return;
-  if (warning_sink_) warning_sink_(text);
-  else warnings_.push_back(text);
+void warn(const Context& cx, const std::string& text) {
+  if (!cx.warned.insert(text).second) return;
+  if (cx.warning_sink) cx.warning_sink(text);
+  else cx.warnings.push_back(text);
 }
 
-std::vector<OpEntry> Repo::read_ops(const std::optional<std::filesystem::path>& checkout) const {
-  const model::CheckoutPath p = model::tether_path(checkout ? *checkout : root_, "ops.jsonl");
+std::vector<OpEntry> read_ops(const Context& cx, const std::optional<std::filesystem::path>& checkout) {
+  const model::CheckoutPath p = model::tether_path(checkout ? *checkout : cx.root, "ops.jsonl");
   std::vector<std::size_t> skipped;
   auto entries = OpLog(p).read(&skipped);
-  const bool mine = !checkout || *checkout == root_;
-  if (!skipped.empty()) warn(OpLog::skipped_warning(mine ? p.name() : p.full().string(), skipped));
+  const bool mine = !checkout || *checkout == cx.root;
+  if (!skipped.empty()) warn(cx, OpLog::skipped_warning(mine ? p.name() : p.full().string(), skipped));
   return entries;
 }
 

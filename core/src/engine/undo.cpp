@@ -23,6 +23,9 @@
 
 namespace tether::engine {
 
+static UndoResult apply_undo(Context& cx, const Plan& plan);
+static Plan plan_undo(Context& cx, const UndoOptions& opt);
+
 namespace {
 
 // Commands whose effects undo does not reverse (b4): their own undo is another command.
@@ -78,7 +81,7 @@ std::string field_label(const std::pair<std::string, std::string>& p) {
 // lists the result reports. Planning (`plan` set) runs the same derivations as applying,
 // but only lists what applying will attempt.
 struct Undoer {
-  Repo& repo;
+  Context& cx;
   const OpEntry& target;
   std::optional<model::Workspace> after;  // the workspace as the target left it (best known)
   bool discard = false;
@@ -104,7 +107,7 @@ struct Undoer {
     const std::string text = str_of(target.pre, "workspace");
     if (text.empty()) return std::nullopt;
     WsChanges c{model::parse_workspace(text, "the op log's workspace of " + target.id), {}, {}};
-    const model::Workspace& now = *repo.workspace_;
+    const model::Workspace& now = *cx.workspace;
     WsFields pre = ws_fields(c.before), post = ws_fields(after ? *after : now), cur = ws_fields(now);
     std::set<std::pair<std::string, std::string>> paths;
     for (const auto* f : {&pre, &post})
@@ -125,7 +128,7 @@ struct Undoer {
   void restore_workspace() {
     auto c = workspace_changes();
     if (!c) return;
-    model::Workspace& now = *repo.workspace_;
+    model::Workspace& now = *cx.workspace;
     const WsFields pre = ws_fields(c->before);
     for (const auto& p : c->restore) {
       auto a = pre.find(p);
@@ -139,7 +142,7 @@ struct Undoer {
     if (!c->left.empty())
       skipped.push_back("workspace.toml: left " + join(c->left) + " (changed again by a later operation)");
     if (!c->restore.empty()) {
-      repo.write_workspace();
+      write_workspace(cx);
       restored.push_back("workspace.toml restored");
     }
   }
@@ -158,21 +161,21 @@ struct Undoer {
     if (objects == target.pre.end() || !objects->is_object()) return;
     for (const auto& [key, text] : objects->items()) {
       if (text.is_null()) {
-        if (model::remove_manifest(repo.objects_dir(), key)) restored.push_back(key + ": manifest removed again");
+        if (model::remove_manifest(objects_dir(cx), key)) restored.push_back(key + ": manifest removed again");
       } else if (text.is_string()) {
         // A nested key's directories went with its manifest (remove prunes them).
-        model::write_checkout_file(model::manifest_path(repo.objects_dir(), key), text.get<std::string>());
+        model::write_checkout_file(model::manifest_path(objects_dir(cx), key), text.get<std::string>());
         restored.push_back(key + ": manifest restored");
       }
     }
-    repo.manifests_ = model::load_manifests(repo.objects_dir());
+    cx.manifests = model::load_manifests(objects_dir(cx));
   }
   void plan_manifests() {
     auto objects = target.pre.find("objects");
     if (objects == target.pre.end() || !objects->is_object()) return;
     for (const auto& [key, text] : objects->items()) {
       if (text.is_string()) act("restore-manifest", key, "", "manifest", "as it was before " + target.command);
-      else if (repo.manifests_.count(key)) act("restore-manifest", key, "", "manifest", "removed again");
+      else if (cx.manifests.count(key)) act("restore-manifest", key, "", "manifest", "removed again");
     }
   }
 
@@ -191,7 +194,7 @@ struct Undoer {
       if (restored.empty()) skipped.push_back("no VCS commit and no manifest to restore");
       return;
     }
-    if (!repo.vcs_->uncommit(c)) {
+    if (!cx.vcs->uncommit(c)) {
       irreversible.push_back("commit " + c.substr(0, 12) +
                              " is no longer the working copy's parent; uncommit it with jj/git first");
       return;
@@ -213,7 +216,7 @@ struct Undoer {
     }
     act("uncommit", "", "", c.substr(0, 12), "its manifests become working-tree changes again (pins kept)",
         Json{{"commit", c}});
-    if (repo.vcs_->head() != c)
+    if (cx.vcs->head() != c)
       note("commit " + c.substr(0, 12) + " is no longer the working copy's parent; uncommit it with jj/git first");
   }
 
@@ -238,8 +241,8 @@ struct Undoer {
         if (!k.is_string()) continue;
         std::string key = k.get<std::string>();
         std::string ref = refs.contains(key) && refs[key].is_string() ? refs[key].get<std::string>() : std::string();
-        if (ref.empty() && !repo.workspace_->working_refs.count(key)) continue;
-        if (ref.empty()) ref = repo.workspace_->working_refs.at(key);
+        if (ref.empty() && !cx.workspace->working_refs.count(key)) continue;
+        if (ref.empty()) ref = cx.workspace->working_refs.at(key);
         out.push_back({key, ref, std::string(list) == "created"});
       }
     return out;
@@ -251,10 +254,10 @@ struct Undoer {
     std::map<std::string, std::optional<Json>> out;
     for (const auto& b : bs) {
       if (!b.created) continue;
-      auto m = repo.manifests_.find(b.key);
-      if (m == repo.manifests_.end()) continue;
+      auto m = cx.manifests.find(b.key);
+      if (m == cx.manifests.end()) continue;
       try {
-        out[b.key] = repo.backend(m->second.kind).fingerprint(m->second.locator, b.ref, b.key);
+        out[b.key] = cx.backend(m->second.kind).fingerprint(m->second.locator, b.ref, b.key);
       } catch (const std::exception&) {
         out[b.key] = std::nullopt;  // nothing to lose by deleting it
       }
@@ -267,12 +270,12 @@ struct Undoer {
   std::set<std::string> check_writes(const std::vector<Branch>& bs, const std::map<std::string, std::optional<Json>>& heads) {
     std::set<std::string> dirty;
     std::vector<std::string> lines;
-    const model::Workspace& ws = *repo.workspace_;
+    const model::Workspace& ws = *cx.workspace;
     for (const auto& b : bs) {
       auto h = heads.find(b.key);
       if (!b.created || h == heads.end() || !h->second) continue;
-      const auto& m = repo.manifests_.at(b.key);
-      auto& be = repo.backend(m.kind);
+      const auto& m = cx.manifests.at(b.key);
+      auto& be = cx.backend(m.kind);
       std::vector<Json> starts;
       for (const auto* table : {&ws.fork_points, &ws.base_states})
         if (auto it = table->find(b.key); it != table->end()) starts.push_back(it->second);
@@ -298,12 +301,12 @@ struct Undoer {
                                "); `tether restore " + b.key + " --from REV` or `tether new --discard` puts it where you want");
         continue;
       }
-      auto m = repo.manifests_.find(b.key);
-      if (m == repo.manifests_.end()) {
+      auto m = cx.manifests.find(b.key);
+      if (m == cx.manifests.end()) {
         skipped.push_back(b.key + ": object no longer registered; " + b.ref + " left");
         continue;
       }
-      auto& be = repo.backend(m->second.kind);
+      auto& be = cx.backend(m->second.kind);
       std::string once = be.branch_scope(m->second.locator, b.key) + "\n" + b.ref;
       if (!done_refs.insert(once).second) continue;  // a branch shared by several keys
       try {
@@ -333,12 +336,12 @@ struct Undoer {
                 " --from REV` or `tether new --discard` puts it where you want");
         continue;
       }
-      auto m = repo.manifests_.find(b.key);
-      if (m == repo.manifests_.end()) {
+      auto m = cx.manifests.find(b.key);
+      if (m == cx.manifests.end()) {
         note(b.key + ": object no longer registered; " + b.ref + " left");
         continue;
       }
-      std::string once = repo.backend(m->second.kind).branch_scope(m->second.locator, b.key) + "\n" + b.ref;
+      std::string once = cx.backend(m->second.kind).branch_scope(m->second.locator, b.key) + "\n" + b.ref;
       if (!done_refs.insert(once).second) continue;
       const std::optional<Json>& head = now.at(b.key);
       const std::string at = head ? model::short_state(*head) : std::string("gone");
@@ -359,13 +362,13 @@ struct Undoer {
     const Json pre_vcs = target.pre.value("vcs", Json(nullptr)), post_vcs = r.value("vcs", Json(nullptr));
     if (!pre_vcs.is_object() || !post_vcs.is_object()) return;
     if (place(pre_vcs) != place(post_vcs)) {
-      if (place(repo.vcs_position()) != place(post_vcs)) {
+      if (place(vcs_position(cx)) != place(post_vcs)) {
         skipped.push_back("VCS working copy has moved since; not returning it");
       } else {
         std::string branch = str_of(pre_vcs, "branch"), commit = str_of(pre_vcs, "commit");
         try {
-          if (!branch.empty() && repo.vcs_->bookmarks().count(branch)) repo.vcs_->switch_to(branch);
-          else if (!commit.empty()) repo.vcs_->switch_to(commit);
+          if (!branch.empty() && cx.vcs->bookmarks().count(branch)) cx.vcs->switch_to(branch);
+          else if (!commit.empty()) cx.vcs->switch_to(commit);
           restored.push_back("VCS working copy back where it was");
         } catch (const std::exception& e) {
           irreversible.push_back(std::string("VCS working copy not returned: ") + e.what());
@@ -374,19 +377,19 @@ struct Undoer {
     }
     std::string bookmark = str_of(r, "bookmark");
     if (!bool_of(r, "created_bookmark") || bookmark.empty()) return;
-    auto bms = repo.vcs_->bookmarks();
+    auto bms = cx.vcs->bookmarks();
     auto it = bms.find(bookmark);
     if (it == bms.end()) return;
     if (it->second != str_of(post_vcs, "commit")) {
       skipped.push_back("bookmark " + bookmark + " has moved since; kept");
       return;
     }
-    if (repo.vcs_->current_bookmark() == bookmark) {
+    if (cx.vcs->current_bookmark() == bookmark) {
       skipped.push_back("bookmark " + bookmark + " is checked out; kept");
       return;
     }
     try {
-      repo.vcs_->delete_bookmark(bookmark, it->second);
+      cx.vcs->delete_bookmark(bookmark, it->second);
       restored.push_back("bookmark " + bookmark + " deleted");
     } catch (const std::exception& e) {
       irreversible.push_back("bookmark " + bookmark + " not deleted: " + e.what());
@@ -401,11 +404,11 @@ struct Undoer {
     if (!pre_vcs.is_object() || !post_vcs.is_object()) return;
     bool returning = false;
     if (place(pre_vcs) != place(post_vcs)) {
-      if (place(repo.vcs_position()) != place(post_vcs)) {
+      if (place(vcs_position(cx)) != place(post_vcs)) {
         note("VCS working copy has moved since; not returning it");
       } else {
         std::string branch = str_of(pre_vcs, "branch"), commit = str_of(pre_vcs, "commit");
-        std::string to = !branch.empty() && repo.vcs_->bookmarks().count(branch) ? branch : commit.substr(0, 12);
+        std::string to = !branch.empty() && cx.vcs->bookmarks().count(branch) ? branch : commit.substr(0, 12);
         if (!to.empty()) {
           act("return-vcs", "", "", to, "the working copy goes back where new found it");
           returning = true;
@@ -414,11 +417,11 @@ struct Undoer {
     }
     std::string bookmark = str_of(r, "bookmark");
     if (!bool_of(r, "created_bookmark") || bookmark.empty()) return;
-    auto bms = repo.vcs_->bookmarks();
+    auto bms = cx.vcs->bookmarks();
     auto it = bms.find(bookmark);
     if (it == bms.end()) return;
     if (it->second != str_of(post_vcs, "commit")) note("bookmark " + bookmark + " has moved since; kept");
-    else if (!returning && repo.vcs_->current_bookmark() == bookmark) note("bookmark " + bookmark + " is checked out; kept");
+    else if (!returning && cx.vcs->current_bookmark() == bookmark) note("bookmark " + bookmark + " is checked out; kept");
     else act("delete-bookmark", "", "", bookmark, "created by new -b", Json{{"commit", it->second}});
   }
 
@@ -477,7 +480,7 @@ struct Undoer {
     }
     for (const auto& m : *moves) {
       try {
-        auto& b = repo.backend(m.kind);
+        auto& b = cx.backend(m.kind);
         Json now = b.fingerprint(m.locator, std::nullopt, m.key);
         if (b.same(now, m.before)) {
           try {
@@ -507,12 +510,12 @@ struct Undoer {
     }
     if (auto t = promote_trunk()) {
       const auto& [name, from, to] = *t;
-      auto bms = repo.vcs_->bookmarks();
+      auto bms = cx.vcs->bookmarks();
       auto it = bms.find(name);
       if (it == bms.end() || it->second != to) {
         skipped.push_back("bookmark " + name + " has moved since; kept");
       } else {
-        repo.vcs_->bookmark_set(name, from, to);
+        cx.vcs->bookmark_set(name, from, to);
         restored.push_back("bookmark " + name + " back at " + from.substr(0, 12));
       }
     }
@@ -585,7 +588,7 @@ struct Undoer {
       try {
         if (kind.empty() || head.is_null() || !p.contains("locator"))
           throw TetherError("the op log does not say where it was");
-        std::string made = repo.backend(kind).fork(p["locator"], sdk::Source::of_state(head), ref,
+        std::string made = cx.backend(kind).fork(p["locator"], sdk::Source::of_state(head), ref,
                                                    sdk::Expected::absent(), key);
         restored.push_back(key + ": " + made + " recreated at " + at);
       } catch (const std::exception& e) {
@@ -595,12 +598,12 @@ struct Undoer {
     }
     if (std::size_t pins = gc_pins()) irreversible.push_back(std::to_string(pins) + " pin(s) " + pins_deleted());
     for (const auto& n : listing_names(r)) {
-      auto text = repo.vcs_->read_file("HEAD", repo.vcs_path(".tether/listings/" + n));
+      auto text = cx.vcs->read_file("HEAD", vcs_path(cx, ".tether/listings/" + n));
       if (!text) {
         irreversible.push_back("listing " + n + ": not in the VCS either");
         continue;
       }
-      model::write_checkout_file(repo.tether_dir() / "listings" / n, *text);
+      model::write_checkout_file(tether_dir(cx) / "listings" / n, *text);
       restored.push_back("listing " + n + ": restored from the VCS");
     }
     restore_workspace();
@@ -618,7 +621,7 @@ struct Undoer {
     }
     if (std::size_t pins = gc_pins()) act("irreversible", "", "", std::to_string(pins) + " pin(s)", pins_deleted());
     for (const auto& n : listing_names(r)) {
-      if (repo.vcs_->read_file("HEAD", repo.vcs_path(".tether/listings/" + n))) act("restore-listing", "", "", n, "from the VCS");
+      if (cx.vcs->read_file("HEAD", vcs_path(cx, ".tether/listings/" + n))) act("restore-listing", "", "", n, "from the VCS");
       else act("irreversible", "", "", "listing " + n, "not in the VCS either");
     }
     plan_workspace();
@@ -667,8 +670,8 @@ struct Undoer {
 
   // An Undoer for entries[at]; the workspace the target left is the one the next entry found
   // (else today's).
-  static Undoer of(Repo& repo, const std::vector<OpEntry>& entries, std::size_t at, bool discard) {
-    Undoer u{repo, entries[at], std::nullopt, discard, {}, {}, {}, nullptr};
+  static Undoer of(Context& cx, const std::vector<OpEntry>& entries, std::size_t at, bool discard) {
+    Undoer u{cx, entries[at], std::nullopt, discard, {}, {}, {}, nullptr};
     for (std::size_t i = at + 1; i < entries.size() && !u.after; ++i)
       if (std::string t = str_of(entries[i].pre, "workspace"); !t.empty()) u.after = model::parse_workspace(t, "the op log");
     return u;
@@ -712,35 +715,35 @@ std::size_t pick_target(const std::vector<OpEntry>& entries, const std::optional
 
 }  // namespace
 
-Plan Repo::plan_undo(const UndoOptions& opt) {
-  const auto entries = read_ops();
+static Plan plan_undo(Context& cx, const UndoOptions& opt) {
+  const auto entries = read_ops(cx);
   const std::size_t at = pick_target(entries, opt.op_id);
   const OpEntry& target = entries[at];
   Plan plan;
   plan.command = "undo";
-  plan.created_at = now_iso_seconds();
+  plan.created_at = now_iso_seconds(cx);
   plan.context = Json{{"target", target.id}, {"command", target.command}, {"summary", op_summary(target)},
                       {"discard", opt.discard}};
-  auto head = vcs_->head();
-  plan.preconditions.push_back({"workspace_id", workspace_->workspace_id, "", Json::object(),
-                                "the undo plan belongs to checkout " + workspace_->short_id() + "; this is {observed}"});
+  auto head = cx.vcs->head();
+  plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
+                                "the undo plan belongs to checkout " + cx.workspace->short_id() + "; this is {observed}"});
   plan.preconditions.push_back({"op_not_undone", target.id, "", Json::object(),
                                 target.id + " changed since the undo plan was made ({observed})"});
   plan.preconditions.push_back({"op_log_head", entries.back().id, "", Json::object(),
                                 "the op log changed since the undo plan was made (its newest entry is now {observed})"});
   plan.preconditions.push_back({"vcs_head", head ? Json(*head) : Json(nullptr), "", Json::object(),
                                 "the checkout moved since the undo plan was made (now at {observed})"});
-  Undoer u = Undoer::of(*this, entries, at, opt.discard);
+  Undoer u = Undoer::of(cx, entries, at, opt.discard);
   u.plan = &plan;
   (u.*(Undoer::handlers().at(target.command).plan))();  // refusals (branches with writes) throw here
   return plan;
 }
 
-UndoResult Repo::apply_undo(const Plan& plan) {
-  auto lock = lock_checkout();
-  auto repo_lock = lock_repository();
-  OpLog oplog = op_log();
-  const auto entries = read_ops();
+static UndoResult apply_undo(Context& cx, const Plan& plan) {
+  auto lock = lock_checkout(cx);
+  auto repo_lock = lock_repository(cx);
+  OpLog oplog = op_log(cx);
+  const auto entries = read_ops(cx);
   const std::string id = plan.context.value("target", std::string());
   auto found = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return e.id == id; });
   if (found == entries.end()) throw StalePlanError("operation '" + id + "' is no longer in this workspace's log; re-run the plan");
@@ -753,13 +756,13 @@ UndoResult Repo::apply_undo(const Plan& plan) {
   if (handler == Undoer::handlers().end() || target.command != plan.context.value("command", std::string()))
     throw StalePlanError("the undo plan was made for another operation; re-run the plan");
 
-  Undoer u = Undoer::of(*this, entries, at, plan.context.value("discard", false));
+  Undoer u = Undoer::of(cx, entries, at, plan.context.value("discard", false));
   UndoResult res;
   res.plan = plan;
   res.undone = target.id;
   res.command = target.command;
   res.summary = op_summary(target);
-  res.undo_id = oplog.begin("undo", Json{{"workspace", model::workspace_to_toml(*workspace_)}, {"target", target.id}},
+  res.undo_id = oplog.begin("undo", Json{{"workspace", model::workspace_to_toml(*cx.workspace)}, {"target", target.id}},
                             std::nullopt, target.id);
   auto result_json = [&] {
     return Json{{"summary", res.summary}, {"restored", u.restored}, {"irreversible", u.irreversible}, {"skipped", u.skipped}};
@@ -771,10 +774,10 @@ UndoResult Repo::apply_undo(const Plan& plan) {
     r["failed"] = e.what();
     if (u.restored.empty()) oplog.end(res.undo_id, r);
     else oplog.end_undo(res.undo_id, r, target.id);
-    reload();
+    reload(cx);
     throw;
   }
-  reload();
+  reload(cx);
   res.restored = u.restored;
   res.irreversible = u.irreversible;
   res.skipped = u.skipped;
@@ -789,7 +792,8 @@ UndoResult Repo::apply_undo(const Plan& plan) {
   return res;
 }
 
-UndoResult Repo::undo(const UndoOptions& opt) {
+UndoResult undo(Repo& repo, const UndoOptions& opt) {
+  Context& cx = Context::of(repo);
   if (opt.saved) {  // the saved plan names its target and whether it discards
     const std::string target = opt.saved->context.value("target", std::string());
     if (opt.op_id && *opt.op_id != target)
@@ -797,12 +801,12 @@ UndoResult Repo::undo(const UndoOptions& opt) {
     if (opt.discard && !opt.saved->context.value("discard", false))
       throw ConfigError("the plan in " + opt.saved_from + " was made without --discard; re-run the plan with it");
   }
-  auto lock = lock_checkout();
+  auto lock = lock_checkout(cx);
   std::unique_ptr<Lock> repo_lock;
-  if (!opt.dry_run) repo_lock = lock_repository();
+  if (!opt.dry_run) repo_lock = lock_repository(cx);
   return run_planned<UndoResult>(
-      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(p); }, [&] { return plan_undo(opt); },
-      [&](const Plan& p) { return apply_undo(p); });
+      opt.saved, opt.dry_run, [&](const Plan& p) { check_preconditions(cx, p); }, [&] { return plan_undo(cx, opt); },
+      [&](const Plan& p) { return apply_undo(cx, p); });
 }
 
 Json UndoResult::to_json() const {

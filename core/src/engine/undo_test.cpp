@@ -27,7 +27,7 @@ UndoResult undo(const Dataset& ds, std::optional<std::string> op = std::nullopt,
   UndoOptions o;
   o.op_id = std::move(op);
   o.dry_run = dry_run;
-  return ds.open(std::move(services))->undo(o);
+  return tether::engine::undo(*ds.open(std::move(services)), o);
 }
 
 }  // namespace

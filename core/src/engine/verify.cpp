@@ -27,13 +27,13 @@ bool VerifyResult::ok() const {
 // Verifying, stage by stage: gather the records to check (the whole history's or one
 // commit's), fold identical records together (by parsed manifest, by record, by identity),
 // verify each distinct one concurrently, and report one entry per record.
-struct Repo::Verifier {
+struct Verifier {
   struct Target {
     std::string label;
     const model::ObjectManifest* m;
   };
 
-  Repo& repo;
+  Context& cx;
   const VerifyOptions& opt;
   VerifyResult out;
   std::vector<Target> targets;
@@ -45,7 +45,7 @@ struct Repo::Verifier {
   std::vector<std::size_t> job_slot;               // per job: its identity in unique
   std::vector<const model::ObjectManifest*> unique;
 
-  Verifier(Repo& r, const VerifyOptions& o) : repo(r), opt(o) {}
+  Verifier(Context& r, const VerifyOptions& o) : cx(r), opt(o) {}
 
   VerifyResult run() {
     if (opt.all_history) gather_history();
@@ -66,9 +66,9 @@ struct Repo::Verifier {
     std::vector<std::shared_ptr<const vcs::FileMap>> files_keep;
     vcs::HistoryQuery q;
     q.all = true;
-    std::string dir = repo.vcs_path(".tether/objects");
-    for (const auto& c : repo.vcs_->history(q)) {
-      auto files = repo.vcs_->manifests_at(c.id, dir);
+    std::string dir = vcs_path(cx, ".tether/objects");
+    for (const auto& c : cx.vcs->history(q)) {
+      auto files = cx.vcs->manifests_at(c.id, dir);
       auto& ms = tree_manifests[files.get()];
       if (seen_trees.insert(files.get()).second) {
         files_keep.push_back(files);
@@ -99,8 +99,8 @@ struct Repo::Verifier {
 
   // --rev's manifests, else the working tree's.
   void gather_commit() {
-    auto ms = std::make_shared<std::map<std::string, model::ObjectManifest>>(opt.rev ? repo.manifests_at(*opt.rev)
-                                                                                      : repo.manifests_);
+    auto ms = std::make_shared<std::map<std::string, model::ObjectManifest>>(opt.rev ? manifests_at(cx, *opt.rev)
+                                                                                      : cx.manifests);
     keep.push_back(ms);
     for (const auto& [key, m] : *ms)
       if (m.state) targets.push_back({key, &m});
@@ -137,7 +137,7 @@ struct Repo::Verifier {
       std::string sig;
       try {
         Json pin = m->pin ? Json{{"id", m->pin->id}, {"ref", m->pin->ref}} : Json(nullptr);
-        sig = support::canonical_json(Json::array({m->kind, repo.backend(m->kind).identity(m->locator, m->key), *m->state, pin}));
+        sig = support::canonical_json(Json::array({m->kind, cx.backend(m->kind).identity(m->locator, m->key), *m->state, pin}));
       } catch (const std::exception&) {
         sig = "job:" + std::to_string(j);  // verified (and fails) on its own
       }
@@ -152,7 +152,7 @@ struct Repo::Verifier {
         unique.size(),
         [&](std::size_t i) {
           const auto* m = unique[i];
-          return repo.backend(m->kind).verify(m->locator, *m->state, m->pin, opt.deep, m->key);
+          return cx.backend(m->kind).verify(m->locator, *m->state, m->pin, opt.deep, m->key);
         },
         opt.progress);
   }
@@ -172,7 +172,7 @@ struct Repo::Verifier {
   }
 };
 
-VerifyResult Repo::verify(const VerifyOptions& opt) { return Verifier(*this, opt).run(); }
+VerifyResult verify(Repo& repo, const VerifyOptions& opt) { Context& cx = Context::of(repo); return Verifier(cx, opt).run(); }
 
 Json VerifyResult::to_json() const {
   Json obj = Json::object();

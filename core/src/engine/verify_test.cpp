@@ -20,7 +20,7 @@ VerifyResult verify(const Dataset& ds, std::optional<std::string> rev = std::nul
   VerifyOptions o;
   o.rev = std::move(rev);
   o.all_history = all;
-  return ds.open()->verify(o);
+  return tether::engine::verify(*ds.open(), o);
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct AbandonOptions {
   std::vector<std::string> revs;
   bool gc = false;  // also release what became unreferenced
@@ -29,5 +31,7 @@ struct AbandonResult {
   std::map<std::string, std::string> gc_unreachable;  // gc_plan's stores that could not be listed
   Json to_json() const;  // `tether abandon --json` (docs/cli.md)
 };
+
+AbandonResult abandon(Repo& repo, const AbandonOptions& options);
 
 }  // namespace tether::engine

@@ -12,6 +12,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct CommitOptions {
   std::string message;  // with `saved`: when not empty, replaces the message the plan recorded
   bool dry_run = false, strict = false, no_vcs = false, no_snapshot = false;
@@ -29,5 +31,7 @@ struct CommitResult {
   std::vector<std::string> warnings;  // best-effort bookkeeping that failed (the pinned index)
   Json to_json() const;  // `tether commit --json` (docs/cli.md)
 };
+
+CommitResult commit(Repo& repo, const CommitOptions& options);
 
 }  // namespace tether::engine

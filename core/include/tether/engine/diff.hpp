@@ -12,6 +12,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 using Json = nlohmann::json;
 
 struct DiffEntry {
@@ -28,5 +30,9 @@ struct DiffResult {
   std::vector<DiffEntry> entries;  // one per key of either revision, unchanged ones included
   Json to_json() const;            // `tether diff --json` (docs/cli.md): the entries as an array
 };
+
+// Between two revisions, a revision and the working copy, or (no revs) HEAD and the working copy;
+// `content` asks each backend for its own diff.
+DiffResult diff(Repo& repo, const std::vector<std::string>& revs, bool content, const ProgressFn& progress = {});
 
 }  // namespace tether::engine

@@ -11,6 +11,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct DropOptions {
   std::string bookmark;
   std::optional<std::string> to;  // where this checkout goes if it is on the bookmark (default trunk)
@@ -27,5 +29,7 @@ struct DropResult {
   std::optional<GcReport> gc;
   Json to_json() const;  // `tether drop --no-dry-run --json`: gc's report without "dry_run"
 };
+
+DropResult drop(Repo& repo, const DropOptions& options);
 
 }  // namespace tether::engine

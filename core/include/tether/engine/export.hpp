@@ -12,7 +12,13 @@
 
 #include "tether/engine/progress.hpp"
 
+namespace tether::registry {
+class Bundle;
+}
+
 namespace tether::engine {
+
+class Repo;
 
 using Json = nlohmann::json;
 
@@ -31,5 +37,9 @@ struct ExportResult {
   std::vector<std::pair<std::string, std::size_t>> rows;
   Json to_json() const;  // `tether export --json` (docs/cli.md)
 };
+
+// The registry tables of the exported commits (docs/registry.md#the-tables): one history
+// walk, each distinct manifest text parsed and hashed once.
+registry::Bundle export_bundle(Repo& repo, const ExportOptions& options);
 
 }  // namespace tether::engine

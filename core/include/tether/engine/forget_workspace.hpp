@@ -11,6 +11,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct ForgetWorkspaceOptions {
   std::optional<std::string> workspace;  // full id or its first 8; default this checkout
   bool dry_run = false;
@@ -25,5 +27,7 @@ struct ForgetWorkspaceResult {
   std::map<std::string, std::string> failed;
   Json to_json() const;  // `tether forget-workspace --json` (docs/cli.md)
 };
+
+ForgetWorkspaceResult forget_workspace(Repo& repo, const ForgetWorkspaceOptions& options);
 
 }  // namespace tether::engine

@@ -12,6 +12,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct GcOptions {
   bool dry_run = true;  // gc and drop plan only unless told --no-dry-run
   bool prune_bookmarks = false;   // working branches of bookmarks that are gone
@@ -37,5 +39,7 @@ struct GcReport {
   bool wrote_anything() const;
   Json to_json() const;  // docs/cli.md's gc JSON fields (+ "failed" when any)
 };
+
+GcReport gc(Repo& repo, const GcOptions& options);
 
 }  // namespace tether::engine

@@ -11,6 +11,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct ImportOptions {
   std::string source;  // PostgreSQL DSN, SQLite file, .csv, .jsonl (registry/import_source.hpp)
   // --table / --query; with neither, a SQL source uses secrets.toml's [import] query.
@@ -26,5 +28,9 @@ struct ImportResult {
   std::vector<std::string> added, updated, removed, unchanged;
   Json to_json() const;  // `tether import --json` (docs/cli.md)
 };
+
+// Registers, updates and (with sync) unregisters objects as a source lists them; never
+// contacts a store and never records a state (only `commit` does).
+ImportResult import_objects(Repo& repo, const ImportOptions& options);
 
 }  // namespace tether::engine

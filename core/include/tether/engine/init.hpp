@@ -17,4 +17,8 @@ struct InitResult {
   Json to_json() const;  // `tether init --json` (docs/cli.md)
 };
 
+// Makes the directory (in a git working tree) a dataset, adopting the checked-out branch as
+// the trunk.
+InitResult init(const std::filesystem::path& path);
+
 }  // namespace tether::engine

@@ -12,6 +12,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct NewOptions {
   std::optional<std::string> rev, bookmark;  // REV, -b NAME
   bool shared = false, keep = false, discard = false;
@@ -31,5 +33,7 @@ struct NewResult {
   bool kept = false;  // --keep: the working refs were kept, only the baseline refreshed
   Json to_json() const;  // `tether new --json` (docs/cli.md)
 };
+
+NewResult new_workspace(Repo& repo, const NewOptions& options);
 
 }  // namespace tether::engine

@@ -13,6 +13,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 using Json = nlohmann::json;
 
 struct AddRequest {
@@ -42,5 +44,12 @@ struct SetResult {
   std::vector<std::string> unchanged;
   Json to_json() const;  // `tether set --json` (docs/cli.md)
 };
+
+AddResult add(Repo& repo, const AddRequest& request);
+// Unregisters the object; its working ref stays for gc.
+RemoveResult remove(Repo& repo, const std::string& key);
+// Sets the file and/or pin policy of `keys` (or of every object with `all`).
+SetResult set_policy(Repo& repo, const std::vector<std::string>& keys, bool all, const std::optional<std::string>& file,
+                     const std::optional<std::string>& pin);
 
 }  // namespace tether::engine

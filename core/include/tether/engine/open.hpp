@@ -1,11 +1,14 @@
 // tether/engine/open.hpp: `tether open` (docs/cli.md): a native handle on one object.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace tether::engine {
+
+class Repo;
 
 using Json = nlohmann::json;
 
@@ -17,5 +20,9 @@ struct OpenResult {
   Json handle;
   Json to_json() const;  // `tether open --json`: the backend's own fields under "handle"
 };
+
+// with_password: the backend may show a secret in `display` (`tether open --with-password`).
+OpenResult open_object(Repo& repo, const std::string& key, const std::optional<std::string>& rev,
+                       std::optional<bool> writable, bool with_password = false);
 
 }  // namespace tether::engine

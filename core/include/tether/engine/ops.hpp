@@ -11,6 +11,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 using Json = nlohmann::json;
 
 // One line of `tether ops`.
@@ -30,5 +32,8 @@ struct VcsDrift {
   std::map<std::string, bool> referenced;  // key -> the working tree's manifest still names its pin
   std::string message() const;
 };
+
+// The operation log, newest first; limit 0: all (docs/FORMAT.md#the-op-log).
+std::vector<OpsEntry> ops(Repo& repo, std::size_t limit);
 
 }  // namespace tether::engine

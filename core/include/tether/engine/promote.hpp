@@ -12,6 +12,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct PromoteOptions {
   std::vector<std::string> keys;
   std::optional<std::string> rev;
@@ -33,5 +35,7 @@ struct PromoteReport {
   std::optional<std::string> trunk_moved, trunk_held;
   Json to_json() const;  // `tether promote --json` (docs/cli.md; "failed" only when any)
 };
+
+PromoteReport promote(Repo& repo, const PromoteOptions& options);
 
 }  // namespace tether::engine

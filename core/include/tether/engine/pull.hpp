@@ -12,6 +12,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 using Json = nlohmann::json;
 
 struct PullResult {
@@ -23,5 +25,8 @@ struct PullResult {
   std::map<std::string, std::optional<std::string>> pinned;  // key -> pin id
   Json to_json() const;  // `tether pull --json` (docs/cli.md)
 };
+
+PullResult pull(Repo& repo, const std::optional<std::string>& bookmark, const std::optional<std::string>& message,
+                const ProgressFn& progress = {});
 
 }  // namespace tether::engine

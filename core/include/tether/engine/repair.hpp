@@ -11,6 +11,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct RepairOptions {
   bool all_history = false;
   bool dry_run = false;
@@ -26,5 +28,7 @@ struct RepairResult {
   std::vector<std::string> notes;
   Json to_json() const;  // `tether repair --json` (docs/cli.md)
 };
+
+RepairResult repair(Repo& repo, const RepairOptions& options);
 
 }  // namespace tether::engine

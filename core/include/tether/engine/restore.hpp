@@ -11,6 +11,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct RestoreOptions {
   std::vector<std::string> keys;
   std::string from;
@@ -25,5 +27,7 @@ struct RestoreResult {
   std::map<std::string, std::string> working_refs;
   Json to_json() const;  // `tether restore --json` (docs/cli.md)
 };
+
+RestoreResult restore(Repo& repo, const RestoreOptions& options);
 
 }  // namespace tether::engine

@@ -11,6 +11,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 using Json = nlohmann::json;
 
 struct ObjectStatus {
@@ -43,5 +45,9 @@ struct SnapshotResult {
   // `tether snapshot --json`: {key: state}; the errors go to stderr, not into the JSON.
   Json to_json() const;
 };
+
+SnapshotResult snapshot(Repo& repo, const ProgressFn& progress = {});
+// `snapshot`: fingerprint first (default: when the cache is older than the workspace).
+StatusReport status(Repo& repo, std::optional<bool> snapshot, const ProgressFn& progress = {});
 
 }  // namespace tether::engine

@@ -9,6 +9,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 struct UndoOptions {
   std::optional<std::string> op_id;  // default: the newest entry not undone (undos skipped)
   bool discard = false;              // delete created branches even when they gained writes
@@ -23,5 +25,7 @@ struct UndoResult {
   std::vector<std::string> restored, irreversible, skipped;
   Json to_json() const;  // `tether undo --json` (docs/cli.md)
 };
+
+UndoResult undo(Repo& repo, const UndoOptions& options);
 
 }  // namespace tether::engine

@@ -13,6 +13,8 @@
 
 namespace tether::engine {
 
+class Repo;
+
 using Json = nlohmann::json;
 
 struct VerifyEntry {
@@ -32,5 +34,7 @@ struct VerifyResult {
   bool ok() const;
   Json to_json() const;  // `tether verify --json`: {label: {status, message}} (docs/cli.md)
 };
+
+VerifyResult verify(Repo& repo, const VerifyOptions& options);
 
 }  // namespace tether::engine

@@ -27,7 +27,7 @@ Dataset::Dataset() : tmp_("tether-engine"), root_(tmp_.path() / "ds") {
   fs::create_directories(root_);
   git({"init", "-q", "-b", "main"});
   git({"commit", "-q", "--allow-empty", "-m", "initial"});
-  Repo::init(root_);
+  init(root_);
 }
 
 Dataset::~Dataset() = default;
@@ -45,7 +45,7 @@ std::string Dataset::git(const std::vector<std::string>& args) const { return te
 CommitResult Dataset::commit(const std::string& message, Services services) const {
   CommitOptions o;
   o.message = message;
-  return open(std::move(services))->commit(o);
+  return tether::engine::commit(*open(std::move(services)), o);
 }
 
 void Dataset::add_memory(const std::string& key, const std::string& system) const {
@@ -54,7 +54,7 @@ void Dataset::add_memory(const std::string& key, const std::string& system) cons
   request.kind = "memory";
   request.locator = {{"system", system}};
   request.cwd = root_;
-  open()->add(request);
+  tether::engine::add(*open(), request);
 }
 
 std::string Dataset::advance(const std::string& system, const std::string& branch, const std::string& key) const {

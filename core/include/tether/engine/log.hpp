@@ -1,0 +1,19 @@
+// tether/engine/log.hpp: `tether log` (docs/cli.md#log): an object's native history, as its
+// backend tells it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tether/sdk/types.hpp"
+
+namespace tether::engine {
+
+class Repo;
+
+// The history of `key` from `ref` (default: this checkout's working ref of it, else the
+// backend's head), newest first, at most `limit` entries. A backend without HISTORY is refused.
+std::vector<sdk::HistoryEntry> log(Repo& repo, const std::string& key, const std::optional<std::string>& ref, int limit);
+
+}  // namespace tether::engine
