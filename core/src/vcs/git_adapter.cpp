@@ -1,8 +1,6 @@
 // git_adapter.cpp: the git adapter's writes and the detection factory.
 #include "vcs/git_adapter.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <set>
 #include <string_view>
@@ -37,17 +35,15 @@ bool plausible_branch_name(const std::string& name) {
          });
 }
 
-// switch_to() parks the working copy on branches under this prefix; they are not bookmarks.
-constexpr std::string_view kParkPrefix = "tether/";
 // Parking names per commit: tether/<sha12>, then -2 .. -999.
 constexpr int kMaxParkSuffix = 999;
 
-bool is_parking(const std::string& branch) { return branch.starts_with(kParkPrefix); }
+bool is_parking(const std::string& branch) { return branch.starts_with(kParkingPrefix); }
 
 void check_bookmark_name(const std::string& name) {
   if (!plausible_branch_name(name)) throw VcsError("'" + name + "' is not a valid git branch name");
   if (is_parking(name))
-    throw VcsError("'" + name + "' is not a bookmark name: names starting with " + std::string(kParkPrefix) +
+    throw VcsError("'" + name + "' is not a bookmark name: names starting with " + std::string(kParkingPrefix) +
                    " are tether's parking branches");
 }
 
@@ -74,33 +70,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-std::string sha256_hex(const std::string& text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1)
-    throw VcsError("sha256 failed (OpenSSL)");
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < size; ++i) {
-    out += digits[digest[i] >> 4];
-    out += digits[digest[i] & 0xf];
-  }
-  return out;
-}
-
 GitAdapter::GitAdapter(const std::filesystem::path& dataset_root, const std::string& git_executable)
     : reader_(dataset_root), git_(git_executable, reader_.root()), rel_(relative_to(dataset_root, reader_.root())) {}
-
-std::string GitAdapter::history_digest() const {
-  std::vector<std::string> ids = all_commit_ids();
-  std::sort(ids.begin(), ids.end());
-  std::string joined;
-  for (const auto& id : ids) {
-    if (!joined.empty()) joined += '\n';
-    joined += id;
-  }
-  return sha256_hex(joined).substr(0, 16);
-}
 
 std::optional<std::string> GitAdapter::commit(const std::vector<std::string>& paths, const std::string& message) {
   // `git add` refuses a pathspec that matches nothing: keep what exists or is tracked (a
@@ -142,18 +113,6 @@ void GitAdapter::create_branch_and_switch(const std::string& name) {
   git_.run({"switch", "--create=" + name});
 }
 
-std::map<std::string, std::string> GitAdapter::bookmarks() const {
-  auto all = reader_.branches();
-  std::erase_if(all, [](const auto& entry) { return is_parking(entry.first); });
-  return all;
-}
-
-std::optional<std::string> GitAdapter::current_bookmark() const {
-  auto branch = reader_.current_branch();
-  if (branch && is_parking(*branch)) return std::nullopt;
-  return branch;
-}
-
 void GitAdapter::new_bookmark(const std::string& name, const std::optional<std::string>& rev) {
   check_bookmark_name(name);
   // Checked here rather than left to git so the message names a bookmark, not a command.
@@ -175,7 +134,7 @@ void GitAdapter::switch_to(const std::string& rev) {
   std::set<std::string> elsewhere;
   for (const Worktree& wt : reader_.worktrees())
     if (!wt.current && wt.branch) elsewhere.insert(*wt.branch);
-  const std::string base = std::string(kParkPrefix) + short_id(target);
+  const std::string base = std::string(kParkingPrefix) + short_id(target);
   auto park_name = [&](int n) { return n == 1 ? base : base + "-" + std::to_string(n); };
 
   for (int n = 1; n <= kMaxParkSuffix; ++n) {
@@ -240,16 +199,6 @@ std::vector<std::filesystem::path> GitAdapter::workspace_roots() const {
   for (const Worktree& wt : reader_.worktrees())
     if (wt.live) roots.push_back(wt.root);
   return roots;
-}
-
-std::set<std::string> GitAdapter::alive_commits(const std::vector<std::string>& commits) const {
-  if (commits.empty()) return {};
-  std::set<std::string> all;
-  for (auto& id : reader_.all_commit_ids()) all.insert(std::move(id));
-  std::set<std::string> alive;
-  for (const auto& c : commits)
-    if (all.contains(c)) alive.insert(c);
-  return alive;
 }
 
 bool GitAdapter::uncommit(const std::string& commit) {

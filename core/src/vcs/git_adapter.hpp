@@ -27,24 +27,20 @@ class GitAdapter : public VcsAdapter {
   std::optional<std::string> current_branch() const override { return reader_.current_branch(); }
   std::map<std::string, std::string> branches() const override { return reader_.branches(); }
   std::map<std::string, std::string> tags() const override { return reader_.tags(); }
-
+  std::vector<std::string> remote_counterparts(const std::string& name) const override;
   std::optional<std::string> read_file(const std::string& rev, const std::string& path) const override {
     return reader_.read_file(rev, path);
-  }
-  FileMap read_tree_files(const std::string& rev, const std::string& dir) const override {
-    return *reader_.files_at(rev, dir);
   }
   std::shared_ptr<const FileMap> manifests_at(const std::string& rev, const std::string& dir) const override {
     return reader_.files_at(rev, dir);
   }
-
   std::vector<CommitInfo> history(const HistoryQuery& query) const override { return reader_.history(query); }
   std::vector<std::string> all_commit_ids() const override { return reader_.all_commit_ids(); }
-  std::string history_digest() const override;
   bool is_ancestor(const std::string& ancestor, const std::string& descendant) const override {
     return reader_.is_ancestor(ancestor, descendant);
   }
-
+  std::vector<std::string> exclusive_commits(const std::string& name) const override;
+  std::vector<std::filesystem::path> workspace_roots() const override;
   bool is_dirty(const std::vector<std::string>& paths) const override { return reader_.is_dirty(paths); }
   std::vector<std::string> tracked(const std::vector<std::string>& paths) const override {
     return reader_.tracked(paths);
@@ -52,21 +48,13 @@ class GitAdapter : public VcsAdapter {
 
   std::optional<std::string> commit(const std::vector<std::string>& paths, const std::string& message) override;
   void create_branch_and_switch(const std::string& name) override;
-
-  std::map<std::string, std::string> bookmarks() const override;
-  std::optional<std::string> current_bookmark() const override;
   void new_bookmark(const std::string& name, const std::optional<std::string>& rev) override;
   void switch_to(const std::string& rev) override;
   void bookmark_set(const std::string& name, const std::string& commit, const std::string& expected) override;
-  std::vector<std::filesystem::path> workspace_roots() const override;
-
-  std::set<std::string> alive_commits(const std::vector<std::string>& commits) const override;
+  void delete_bookmark(const std::string& name, const std::string& expected) override;
+  std::optional<std::string> forget_workspace(const std::filesystem::path& root) override;
   bool uncommit(const std::string& commit) override;
   AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) override;
-  std::vector<std::string> exclusive_commits(const std::string& name) const override;
-  void delete_bookmark(const std::string& name, const std::string& expected) override;
-  std::vector<std::string> remote_counterparts(const std::string& name) const override;
-  std::optional<std::string> forget_workspace(const std::filesystem::path& root) override;
 
   // How much the history caches saved; for tests and benchmarks.
   CacheStats cache_stats() const { return reader_.cache_stats(); }
@@ -77,8 +65,5 @@ class GitAdapter : public VcsAdapter {
   GitCommand git_;
   std::string rel_;
 };
-
-// sha256 of `text` as lowercase hex (OpenSSL).
-std::string sha256_hex(const std::string& text);
 
 }  // namespace tether::vcs

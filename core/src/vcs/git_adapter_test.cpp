@@ -166,7 +166,7 @@ TEST_CASE("head and current_branch on unborn, attached and detached HEAD") {
                        doctest::Contains("command failed (git switch --create=main): fatal:"), tether::VcsError);
 }
 
-TEST_CASE("read_file and read_tree_files return the content at a revision") {
+TEST_CASE("read_file and manifests_at return the content at a revision") {
   TempRepo repo;
   repo.write("ds/.tether/objects/a.toml", "a1");
   repo.write("ds/.tether/objects/nested/b.toml", "b1");
@@ -184,13 +184,13 @@ TEST_CASE("read_file and read_tree_files return the content at a revision") {
   CHECK_FALSE(vcs->read_file("HEAD", "ds/.tether").has_value());  // a directory is not a file
   CHECK_FALSE(vcs->read_file("HEAD", "").has_value());
 
-  FileMap at1 = vcs->read_tree_files("HEAD~1", "ds/.tether/objects");
+  FileMap at1 = *vcs->manifests_at("HEAD~1", "ds/.tether/objects");
   CHECK(at1 == FileMap{{"a.toml", "a1"}, {"nested/b.toml", "b1"}});
-  CHECK(vcs->read_tree_files("HEAD", "ds/.tether/objects") == FileMap{{"a.toml", "a2"}});
-  CHECK(vcs->read_tree_files("HEAD", "ds/missing").empty());
-  CHECK(vcs->read_tree_files("HEAD", "ds/other.txt").empty());  // not a directory
-  CHECK(vcs->read_tree_files("HEAD", "").size() == 2);
-  CHECK_THROWS_AS(vcs->read_tree_files("nope", "ds"), tether::VcsError);
+  CHECK(*vcs->manifests_at("HEAD", "ds/.tether/objects") == FileMap{{"a.toml", "a2"}});
+  CHECK(vcs->manifests_at("HEAD", "ds/missing")->empty());
+  CHECK(vcs->manifests_at("HEAD", "ds/other.txt")->empty());  // not a directory
+  CHECK(vcs->manifests_at("HEAD", "")->size() == 2);
+  CHECK_THROWS_AS(vcs->manifests_at("nope", "ds"), tether::VcsError);
 }
 
 TEST_CASE("manifests_at reads each tree and blob once across a history walk") {
@@ -220,7 +220,8 @@ TEST_CASE("manifests_at reads each tree and blob once across a history walk") {
   CHECK(vcs.cache_stats().trees_read == 3);
   CHECK(vcs.cache_stats().blobs_read == 3);
   CHECK(*m1 == FileMap{{"a.toml", "a"}, {"deep/b.toml", "b"}});
-  CHECK(*m1 == vcs.read_tree_files(c1, "ds/.tether/objects"));
+  // A fresh adapter (empty cache) reads the same.
+  CHECK(*m1 == *GitAdapter(repo.dir() / "ds", "").manifests_at(c1, "ds/.tether/objects"));
 }
 
 TEST_CASE("history is newest first, limited, path-filtered and walks every ref with all") {
@@ -476,9 +477,12 @@ TEST_CASE("reads from several threads at once see the same content") {
     repo.write("ds/.tether/objects/fixed/f.toml", "fixed");
     commits.push_back(repo.commit_all("c" + std::to_string(i)));
   }
-  GitAdapter vcs(repo.dir() / "ds", "");
   std::vector<FileMap> expected;
-  for (const auto& c : commits) expected.push_back(vcs.read_tree_files(c, "ds/.tether/objects"));
+  {
+    GitAdapter reference(repo.dir() / "ds", "");  // another cache: the threads below fill theirs
+    for (const auto& c : commits) expected.push_back(*reference.manifests_at(c, "ds/.tether/objects"));
+  }
+  GitAdapter vcs(repo.dir() / "ds", "");
   std::atomic<int> mismatches{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
@@ -881,7 +885,7 @@ TEST_CASE("abandon drops a middle commit; descendants keep their own manifests (
   CHECK(meta(repo, n3) == meta(repo, c3));  // author, committer, dates and message kept
 
   // keep_dir exactly as c3 held it; outside it, c2's change is gone and c3's stays.
-  CHECK(vcs->read_tree_files(n3, kKeep) == vcs->read_tree_files(c3, kKeep));
+  CHECK(*vcs->manifests_at(n3, kKeep) == *vcs->manifests_at(c3, kKeep));
   CHECK(repo.show(n3, kKeep + "/m.toml") == std::optional<std::string>("v3\n"));
   CHECK(repo.show(n3, kKeep + "/n.toml") == std::optional<std::string>("added\n"));
   CHECK_FALSE(repo.show(n3, "outside.txt").has_value());

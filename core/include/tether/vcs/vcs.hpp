@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tether::vcs {
@@ -55,6 +56,11 @@ class VcsAdapter {
  public:
   virtual ~VcsAdapter() = default;
 
+  // The interface holds what the engine calls and nothing more: 28 pure-virtual methods an
+  // implementation (or a test double) supplies, in three groups, and four helpers derived
+  // from them, the same for every VCS.
+
+  // ---- where: fixed when the adapter is opened ----
   // "git".
   virtual std::string kind() const = 0;
   // Top of the working tree (absolute, no trailing slash).
@@ -64,7 +70,11 @@ class VcsAdapter {
   // Where repository-wide files live (git: the common dir, shared by worktrees).
   virtual std::filesystem::path shared_dir() const = 0;
 
-  // ---- reads (in-process) ----
+  // ---- reads: refs, files at a revision, history, checkouts and the working tree ----
+  // None changes the repository or the working tree. In-process (libgit2) except
+  // exclusive_commits() and remote_counterparts(), which run `git for-each-ref`, `git
+  // rev-list` and `git remote`.
+  //
   // The commit a revision names. Unknown -> VcsError `unknown revision '<rev>'`.
   virtual std::string resolve(const std::string& rev) const = 0;
   // The checked-out commit; nullopt on an unborn branch (no commit yet).
@@ -75,33 +85,41 @@ class VcsAdapter {
   virtual std::map<std::string, std::string> branches() const = 0;
   // Tags -> the commit each names (annotated tags peeled); tags of other objects are skipped.
   virtual std::map<std::string, std::string> tags() const = 0;
+  // Remote-tracking refs of bookmark `name`, as `remote/name`.
+  virtual std::vector<std::string> remote_counterparts(const std::string& name) const = 0;
 
   // Content of one file at a revision; nullopt when absent or not a regular file.
   virtual std::optional<std::string> read_file(const std::string& rev, const std::string& path) const = 0;
   // Every regular file under `dir` at a revision, recursively, keyed by its path relative to
-  // `dir`. A missing `dir` gives an empty map. Symlinks and submodules are skipped.
-  virtual FileMap read_tree_files(const std::string& rev, const std::string& dir) const = 0;
-  // Same as read_tree_files, shared and cached by tree id: call it for every commit of a
-  // history walk; unchanged directories cost one lookup and each blob is read once.
+  // `dir`. A missing `dir` gives an empty map. Symlinks and submodules are skipped. Shared and
+  // cached by tree id: call it for every commit of a history walk; unchanged directories
+  // cost one lookup and each blob is read once.
   virtual std::shared_ptr<const FileMap> manifests_at(const std::string& rev, const std::string& dir) const = 0;
 
   // Commits newest first (children before parents, then by commit time).
   virtual std::vector<CommitInfo> history(const HistoryQuery& query) const = 0;
   // Full ids of every commit reachable from any ref or worktree HEAD (`rev-list --all`).
   virtual std::vector<std::string> all_commit_ids() const = 0;
-  // docs/FORMAT.md#history-digest: sha256 of the sorted `all_commit_ids()` joined by "\n",
-  // first 16 hex digits.
-  virtual std::string history_digest() const = 0;
   // Whether `ancestor` is `descendant` or one of its ancestors (both revisions).
   virtual bool is_ancestor(const std::string& ancestor, const std::string& descendant) const = 0;
+  // Commits reachable from bookmark `name` and from no other ref under refs/ (nor any other
+  // worktree's HEAD), oldest first (`git rev-list --reverse B ^<other refs>`).
+  virtual std::vector<std::string> exclusive_commits(const std::string& name) const = 0;
 
+  // Top directories of every live checkout of this repository (git: the main worktree and
+  // every linked worktree whose directory exists), absolute, this one included.
+  virtual std::vector<std::filesystem::path> workspace_roots() const = 0;
   // True when any path under `paths` differs between HEAD, the index and the working tree,
   // including untracked files that are not ignored.
   virtual bool is_dirty(const std::vector<std::string>& paths) const = 0;
   // Those of `paths` that the VCS tracks (a directory counts when it tracks a file in it).
   virtual std::vector<std::string> tracked(const std::vector<std::string>& paths) const = 0;
 
-  // ---- writes (through the VCS executable, so hooks, signing and identity apply) ----
+  // ---- writes: commits, bookmarks and checkouts, history surgery ----
+  // Through the VCS executable, so hooks, signing and identity apply (abandon() builds its
+  // commits in-process, then moves refs through it). The engine's tests can make any of
+  // them throw (engine/testing/faulty_vcs.hpp).
+  //
   // Stages exactly `paths` (additions, changes and deletions) and commits only them, leaving
   // anything else staged or modified as it was. Returns the new commit id, or nullopt when
   // the paths hold no change. Paths that neither exist nor are tracked are skipped.
@@ -109,13 +127,9 @@ class VcsAdapter {
   // Creates branch `name` at HEAD and checks it out (init on a detached HEAD).
   virtual void create_branch_and_switch(const std::string& name) = 0;
 
-  // ---- bookmarks and checkouts (docs/concepts.md, bookmarks) ----
-  // A bookmark is a local branch whose name does not start with `tether/` (those are the
-  // parking branches switch_to() makes). Bookmark -> commit id.
-  virtual std::map<std::string, std::string> bookmarks() const = 0;
-  // The bookmark the working copy is on: HEAD's branch (also unborn), unless detached or a
-  // `tether/` parking branch.
-  virtual std::optional<std::string> current_bookmark() const = 0;
+  // Bookmarks (docs/concepts.md, bookmarks): a bookmark is a local branch whose name does not
+  // start with `tether/` (those are the parking branches switch_to() makes).
+  //
   // Creates bookmark `name` at `rev` (HEAD when nullopt) and checks it out, carrying
   // uncommitted changes as `git switch -c` does. An existing name, or local changes the
   // switch would overwrite, are VcsError and change nothing.
@@ -130,13 +144,16 @@ class VcsAdapter {
   // `git reset --keep` (uncommitted changes kept; refused when they conflict); another one
   // with `git update-ref refs/heads/<name> <commit> <expected>`.
   virtual void bookmark_set(const std::string& name, const std::string& commit, const std::string& expected) = 0;
-  // Top directories of every live checkout of this repository (git: the main worktree and
-  // every linked worktree whose directory exists), absolute, this one included.
-  virtual std::vector<std::filesystem::path> workspace_roots() const = 0;
+  // Deletes bookmark `name` if it is at `expected` (compare-and-swap). Refused (VcsError)
+  // while any worktree has it checked out.
+  virtual void delete_bookmark(const std::string& name, const std::string& expected) = 0;
+  // Removes the linked worktree at `root` (`git worktree remove`) and says what was done;
+  // nullopt for the main worktree or a root that is no worktree of this repository.
+  // The checkout this adapter was opened in is refused (VcsError).
+  virtual std::optional<std::string> forget_workspace(const std::filesystem::path& root) = 0;
 
-  // ---- history surgery (gc, abandon, drop, undo) ----
-  // Those of `commits` still reachable from some ref or worktree HEAD (`rev-list --all`).
-  virtual std::set<std::string> alive_commits(const std::vector<std::string>& commits) const = 0;
+  // History surgery (undo, abandon, drop).
+  //
   // Undoes `commit` when it is the checked-out commit: the branch moves to its first parent
   // and the files stay as they are (`git reset --soft C^`; a root commit leaves the branch
   // unborn). Returns false, changing nothing, when HEAD is not `commit`. A root commit on a
@@ -151,19 +168,22 @@ class VcsAdapter {
   // rewritten commit follows it (refused when such a branch is checked out in another
   // worktree). VcsError with the reason otherwise.
   virtual AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) = 0;
-  // Commits reachable from bookmark `name` and from no other ref under refs/ (nor any other
-  // worktree's HEAD), oldest first (`git rev-list --reverse B ^<other refs>`).
-  virtual std::vector<std::string> exclusive_commits(const std::string& name) const = 0;
-  // Deletes bookmark `name` if it is at `expected` (compare-and-swap). Refused (VcsError)
-  // while any worktree has it checked out.
-  virtual void delete_bookmark(const std::string& name, const std::string& expected) = 0;
-  // Remote-tracking refs of bookmark `name`, as `remote/name`.
-  virtual std::vector<std::string> remote_counterparts(const std::string& name) const = 0;
-  // Removes the linked worktree at `root` (`git worktree remove`) and says what was done;
-  // nullopt for the main worktree or a root that is no worktree of this repository.
-  // The checkout this adapter was opened in is refused (VcsError).
-  virtual std::optional<std::string> forget_workspace(const std::filesystem::path& root) = 0;
+
+  // ---- derived reads: not virtual, computed from the reads above (vcs.cpp) ----
+  // Bookmark -> commit id: branches() without the `tether/` parking branches.
+  std::map<std::string, std::string> bookmarks() const;
+  // The bookmark the working copy is on: current_branch() (also unborn), unless detached or
+  // a `tether/` parking branch.
+  std::optional<std::string> current_bookmark() const;
+  // docs/FORMAT.md#history-digest: sha256 of the sorted `all_commit_ids()` joined by "\n",
+  // first 16 hex digits.
+  std::string history_digest() const;
+  // Those of `commits` still reachable from some ref or worktree HEAD (in all_commit_ids()).
+  std::set<std::string> alive_commits(const std::vector<std::string>& commits) const;
 };
+
+// The parking branches switch_to() makes start with this; they are not bookmarks.
+inline constexpr std::string_view kParkingPrefix = "tether/";
 
 // sha256 of `text` as 64 lowercase hex digits (OpenSSL).
 std::string sha256_hex(const std::string& text);

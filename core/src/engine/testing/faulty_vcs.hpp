@@ -20,6 +20,7 @@ class FaultyVcs final : public vcs::VcsAdapter {
   // How many times the failing step was reached (calls that failed included).
   int reached() const { return reached_; }
 
+  // Reads go to the real adapter unchanged.
   std::string kind() const override { return real_->kind(); }
   std::filesystem::path root() const override { return real_->root(); }
   std::string rel() const override { return real_->rel(); }
@@ -29,23 +30,28 @@ class FaultyVcs final : public vcs::VcsAdapter {
   std::optional<std::string> current_branch() const override { return real_->current_branch(); }
   std::map<std::string, std::string> branches() const override { return real_->branches(); }
   std::map<std::string, std::string> tags() const override { return real_->tags(); }
+  std::vector<std::string> remote_counterparts(const std::string& name) const override {
+    return real_->remote_counterparts(name);
+  }
   std::optional<std::string> read_file(const std::string& rev, const std::string& path) const override {
     return real_->read_file(rev, path);
-  }
-  vcs::FileMap read_tree_files(const std::string& rev, const std::string& dir) const override {
-    return real_->read_tree_files(rev, dir);
   }
   std::shared_ptr<const vcs::FileMap> manifests_at(const std::string& rev, const std::string& dir) const override {
     return real_->manifests_at(rev, dir);
   }
   std::vector<vcs::CommitInfo> history(const vcs::HistoryQuery& query) const override { return real_->history(query); }
   std::vector<std::string> all_commit_ids() const override { return real_->all_commit_ids(); }
-  std::string history_digest() const override { return real_->history_digest(); }
   bool is_ancestor(const std::string& a, const std::string& d) const override { return real_->is_ancestor(a, d); }
+  std::vector<std::string> exclusive_commits(const std::string& name) const override {
+    return real_->exclusive_commits(name);
+  }
+  std::vector<std::filesystem::path> workspace_roots() const override { return real_->workspace_roots(); }
   bool is_dirty(const std::vector<std::string>& paths) const override { return real_->is_dirty(paths); }
   std::vector<std::string> tracked(const std::vector<std::string>& paths) const override {
     return real_->tracked(paths);
   }
+
+  // Every write is a step a test can make fail.
   std::optional<std::string> commit(const std::vector<std::string>& paths, const std::string& message) override {
     step("commit");
     return real_->commit(paths, message);
@@ -54,8 +60,6 @@ class FaultyVcs final : public vcs::VcsAdapter {
     step("create_branch_and_switch");
     real_->create_branch_and_switch(name);
   }
-  std::map<std::string, std::string> bookmarks() const override { return real_->bookmarks(); }
-  std::optional<std::string> current_bookmark() const override { return real_->current_bookmark(); }
   void new_bookmark(const std::string& name, const std::optional<std::string>& rev) override {
     step("new_bookmark");
     real_->new_bookmark(name, rev);
@@ -68,9 +72,13 @@ class FaultyVcs final : public vcs::VcsAdapter {
     step("bookmark_set");
     real_->bookmark_set(name, commit, expected);
   }
-  std::vector<std::filesystem::path> workspace_roots() const override { return real_->workspace_roots(); }
-  std::set<std::string> alive_commits(const std::vector<std::string>& commits) const override {
-    return real_->alive_commits(commits);
+  void delete_bookmark(const std::string& name, const std::string& expected) override {
+    step("delete_bookmark");
+    real_->delete_bookmark(name, expected);
+  }
+  std::optional<std::string> forget_workspace(const std::filesystem::path& root) override {
+    step("forget_workspace");
+    return real_->forget_workspace(root);
   }
   bool uncommit(const std::string& commit) override {
     step("uncommit");
@@ -79,20 +87,6 @@ class FaultyVcs final : public vcs::VcsAdapter {
   vcs::AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) override {
     step("abandon");
     return real_->abandon(revs, keep_dir);
-  }
-  std::vector<std::string> exclusive_commits(const std::string& name) const override {
-    return real_->exclusive_commits(name);
-  }
-  void delete_bookmark(const std::string& name, const std::string& expected) override {
-    step("delete_bookmark");
-    real_->delete_bookmark(name, expected);
-  }
-  std::vector<std::string> remote_counterparts(const std::string& name) const override {
-    return real_->remote_counterparts(name);
-  }
-  std::optional<std::string> forget_workspace(const std::filesystem::path& root) override {
-    step("forget_workspace");
-    return real_->forget_workspace(root);
   }
 
  private:
