@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "engine/undoer.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/new.hpp"
 #include "tether/engine/open.hpp"
@@ -178,6 +179,218 @@ sdk::Source checked_source(Context& cx, const model::ObjectManifest& m) {
   }
   if (caps & sdk::kAddressable) return sdk::Source::of_state(*m.state);
   throw CapabilityError("no pin, and the " + m.kind + " backend cannot reopen a recorded state", m.key);
+}
+
+// ---- undoing new, restore and fork (undo.cpp runs it; engine/undoer.hpp) ----
+
+static void return_vcs(Undoer& u);
+static void plan_return_vcs(Undoer& u);
+static std::string reset_from(const Json& heads, const std::string& key);
+static std::pair<std::string, std::string> place(const Json& v);
+
+namespace {
+struct Branch {
+  std::string key, ref;
+  bool created = false;
+};
+}  // namespace
+static std::vector<Branch> branches(const Undoer& u) {
+  std::vector<Branch> out;
+  const Json& r = u.target.result;
+  const Json heads = u.target.pre.value("heads", Json::object());
+  if (u.target.command == "fork") {
+    std::string key = str_of(r, "key"), ref = str_of(r, "ref");
+    if (!key.empty() && !ref.empty()) out.push_back({key, ref, !heads.contains(key)});
+    return out;
+  }
+  const Json refs = r.value("working_refs", Json::object());
+  for (const char* list : {"created", "reset"})
+    for (const auto& k : r.value(list, Json::array())) {
+      if (!k.is_string()) continue;
+      std::string key = k.get<std::string>();
+      std::string ref = refs.contains(key) && refs[key].is_string() ? refs[key].get<std::string>() : std::string();
+      if (ref.empty() && !u.cx.workspace->working_refs.count(key)) continue;
+      if (ref.empty()) ref = u.cx.workspace->working_refs.at(key);
+      out.push_back({key, ref, std::string(list) == "created"});
+    }
+  return out;
+}
+
+// The heads the created branches of registered objects read now (nullopt: gone or
+// unreadable), by key.
+static std::map<std::string, std::optional<Json>> created_heads(Undoer& u, const std::vector<Branch>& bs) {
+  std::map<std::string, std::optional<Json>> out;
+  for (const auto& b : bs) {
+    if (!b.created) continue;
+    auto m = u.cx.manifests.find(b.key);
+    if (m == u.cx.manifests.end()) continue;
+    try {
+      out[b.key] = u.cx.backend(m->second.kind).fingerprint(m->second.locator, b.ref, b.key);
+    } catch (const std::exception&) {
+      out[b.key] = std::nullopt;  // nothing to lose by deleting it
+    }
+  }
+  return out;
+}
+
+// Created branches holding writes beyond where they started: refused unless --discard.
+// Returns the keys with writes (those --discard deletes anyway).
+static std::set<std::string> check_writes(Undoer& u, const std::vector<Branch>& bs, const std::map<std::string, std::optional<Json>>& heads) {
+  std::set<std::string> dirty;
+  std::vector<std::string> lines;
+  const model::Workspace& ws = *u.cx.workspace;
+  for (const auto& b : bs) {
+    auto h = heads.find(b.key);
+    if (!b.created || h == heads.end() || !h->second) continue;
+    const auto& m = u.cx.manifests.at(b.key);
+    auto& be = u.cx.backend(m.kind);
+    std::vector<Json> starts;
+    for (const auto* table : {&ws.fork_points, &ws.base_states})
+      if (auto it = table->find(b.key); it != table->end()) starts.push_back(it->second);
+    if (m.state) starts.push_back(*m.state);
+    bool clean = std::any_of(starts.begin(), starts.end(), [&](const Json& s) { return !s.is_null() && be.same(*h->second, s); });
+    if (clean) continue;
+    dirty.insert(b.key);
+    lines.push_back(b.key + ": " + b.ref + " has writes since (" + model::short_state(*h->second) + ")");
+  }
+  if (!lines.empty() && !u.discard)
+    throw TetherError("refusing to undo: branches gained writes; commit them or pass --discard\n  " + join(lines, "\n  "));
+  return dirty;
+}
+
+// check_writes ran when the undo was planned.
+void undo_branching(Undoer& u) {
+  auto bs = branches(u);
+  const Json heads = u.target.pre.value("heads", Json::object());
+  std::set<std::string> done_refs;
+  for (const auto& b : bs) {
+    if (!b.created) {
+      u.irreversible.push_back(b.key + ": " + b.ref + " was reset (was " + reset_from(heads, b.key) +
+                             "); `tether restore " + b.key + " --from REV` or `tether new --discard` puts it where you want");
+      continue;
+    }
+    auto m = u.cx.manifests.find(b.key);
+    if (m == u.cx.manifests.end()) {
+      u.skipped.push_back(b.key + ": object no longer registered; " + b.ref + " left");
+      continue;
+    }
+    auto& be = u.cx.backend(m->second.kind);
+    std::string once = be.branch_scope(m->second.locator, b.key) + "\n" + b.ref;
+    if (!done_refs.insert(once).second) continue;  // a branch shared by several keys
+    try {
+      be.delete_working_ref(m->second.locator, b.ref, b.key);
+      u.restored.push_back(b.key + ": deleted " + b.ref);
+    } catch (const std::exception& e) {
+      u.irreversible.push_back(b.key + ": could not delete " + b.ref + ": " + e.what());
+    }
+  }
+  u.restore_workspace();
+  if (u.target.command == "new") return_vcs(u);
+}
+static std::string reset_from(const Json& heads, const std::string& key) {
+  return heads.contains(key) ? model::short_state(heads[key]) : std::string("?");
+}
+// Refuses branches with writes (unless --discard); binds each deletion to the head reviewed.
+void plan_undo_branching(Undoer& u) {
+  auto bs = branches(u);
+  auto now = created_heads(u, bs);
+  auto dirty = check_writes(u, bs, now);
+  const Json heads = u.target.pre.value("heads", Json::object());
+  std::set<std::string> done_refs;
+  for (const auto& b : bs) {
+    if (!b.created) {
+      u.act("keep-branch", b.key, "", b.ref,
+          "was reset (was " + reset_from(heads, b.key) + "), cannot be put back; `tether restore " + b.key +
+              " --from REV` or `tether new --discard` puts it where you want");
+      continue;
+    }
+    auto m = u.cx.manifests.find(b.key);
+    if (m == u.cx.manifests.end()) {
+      u.note(b.key + ": object no longer registered; " + b.ref + " left");
+      continue;
+    }
+    std::string once = u.cx.backend(m->second.kind).branch_scope(m->second.locator, b.key) + "\n" + b.ref;
+    if (!done_refs.insert(once).second) continue;
+    const std::optional<Json>& head = now.at(b.key);
+    const std::string at = head ? model::short_state(*head) : std::string("gone");
+    std::string detail = "created by " + u.target.command + " (now " + at + ")";
+    if (dirty.count(b.key)) detail += "; --discard: its writes are lost";
+    u.act("delete-branch", b.key, m->second.kind, b.ref, detail);
+    u.plan->preconditions.push_back({"ref_head", head ? *head : Json(nullptr), b.key, Json{{"ref", b.ref}},
+                                   "undo " + b.key + ": " + b.ref + " moved since the plan was made (" + at +
+                                       " -> {observed}); re-run the plan"});
+  }
+  u.plan_workspace();
+  if (u.target.command == "new") plan_return_vcs(u);
+}
+
+// Puts the VCS back where `new` found it, if nothing moved it since.
+static void return_vcs(Undoer& u) {
+  const Json& r = u.target.result;
+  const Json pre_vcs = u.target.pre.value("vcs", Json(nullptr)), post_vcs = r.value("vcs", Json(nullptr));
+  if (!pre_vcs.is_object() || !post_vcs.is_object()) return;
+  if (place(pre_vcs) != place(post_vcs)) {
+    if (place(vcs_position(u.cx)) != place(post_vcs)) {
+      u.skipped.push_back("VCS working copy has moved since; not returning it");
+    } else {
+      std::string branch = str_of(pre_vcs, "branch"), commit = str_of(pre_vcs, "commit");
+      try {
+        if (!branch.empty() && u.cx.vcs->bookmarks().count(branch)) u.cx.vcs->switch_to(branch);
+        else if (!commit.empty()) u.cx.vcs->switch_to(commit);
+        u.restored.push_back("VCS working copy back where it was");
+      } catch (const std::exception& e) {
+        u.irreversible.push_back(std::string("VCS working copy not returned: ") + e.what());
+      }
+    }
+  }
+  std::string bookmark = str_of(r, "bookmark");
+  if (!bool_of(r, "created_bookmark") || bookmark.empty()) return;
+  auto bms = u.cx.vcs->bookmarks();
+  auto it = bms.find(bookmark);
+  if (it == bms.end()) return;
+  if (it->second != str_of(post_vcs, "commit")) {
+    u.skipped.push_back("bookmark " + bookmark + " has moved since; kept");
+    return;
+  }
+  if (u.cx.vcs->current_bookmark() == bookmark) {
+    u.skipped.push_back("bookmark " + bookmark + " is checked out; kept");
+    return;
+  }
+  try {
+    u.cx.vcs->delete_bookmark(bookmark, it->second);
+    u.restored.push_back("bookmark " + bookmark + " deleted");
+  } catch (const std::exception& e) {
+    u.irreversible.push_back("bookmark " + bookmark + " not deleted: " + e.what());
+  }
+}
+static std::pair<std::string, std::string> place(const Json& v) {
+  return std::make_pair(str_of(v, "commit"), str_of(v, "branch"));
+}
+static void plan_return_vcs(Undoer& u) {
+  const Json& r = u.target.result;
+  const Json pre_vcs = u.target.pre.value("vcs", Json(nullptr)), post_vcs = r.value("vcs", Json(nullptr));
+  if (!pre_vcs.is_object() || !post_vcs.is_object()) return;
+  bool returning = false;
+  if (place(pre_vcs) != place(post_vcs)) {
+    if (place(vcs_position(u.cx)) != place(post_vcs)) {
+      u.note("VCS working copy has moved since; not returning it");
+    } else {
+      std::string branch = str_of(pre_vcs, "branch"), commit = str_of(pre_vcs, "commit");
+      std::string to = !branch.empty() && u.cx.vcs->bookmarks().count(branch) ? branch : commit.substr(0, 12);
+      if (!to.empty()) {
+        u.act("return-vcs", "", "", to, "the working copy goes back where new found it");
+        returning = true;
+      }
+    }
+  }
+  std::string bookmark = str_of(r, "bookmark");
+  if (!bool_of(r, "created_bookmark") || bookmark.empty()) return;
+  auto bms = u.cx.vcs->bookmarks();
+  auto it = bms.find(bookmark);
+  if (it == bms.end()) return;
+  if (it->second != str_of(post_vcs, "commit")) u.note("bookmark " + bookmark + " has moved since; kept");
+  else if (!returning && u.cx.vcs->current_bookmark() == bookmark) u.note("bookmark " + bookmark + " is checked out; kept");
+  else u.act("delete-bookmark", "", "", bookmark, "created by new -b", Json{{"commit", it->second}});
 }
 
 }  // namespace tether::engine

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "engine/undoer.hpp"
 #include "tether/engine/commit.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"
@@ -418,6 +419,47 @@ std::string summarize_commit(const OpEntry& e) {
   std::string c = str_of(r, "vcs_commit");
   if (!c.empty()) parts.push_back("vcs " + c.substr(0, 12));
   return parts.empty() ? "nothing changed" : join(parts, "; ");
+}
+
+// ---- undoing a commit or a pull (undo.cpp runs it; engine/undoer.hpp) ----
+
+void undo_commit(Undoer& u) {
+  const Json& r = u.target.result;
+  if (bool_of(r, "rolled_back")) {
+    u.skipped.push_back("the commit was rolled back when it failed; nothing to undo");
+    return;
+  }
+  std::string c = str_of(r, "vcs_commit");
+  if (c.empty()) {  // --no-vcs (or a commit that made none): the manifests and workspace come back
+    u.restore_manifests();
+    u.restore_workspace();
+    if (u.restored.empty()) u.skipped.push_back("no VCS commit and no manifest to restore");
+    return;
+  }
+  if (!u.cx.vcs->uncommit(c)) {
+    u.irreversible.push_back("commit " + c.substr(0, 12) +
+                           " is no longer the working copy's parent; uncommit it with jj/git first");
+    return;
+  }
+  u.restored.push_back("uncommitted " + c.substr(0, 12) + "; its manifests are working-tree changes again (pins kept)");
+}
+void plan_undo_commit(Undoer& u) {
+  const Json& r = u.target.result;
+  if (bool_of(r, "rolled_back")) {
+    u.note("the commit was rolled back when it failed; nothing to undo");
+    return;
+  }
+  std::string c = str_of(r, "vcs_commit");
+  if (c.empty()) {
+    u.plan_manifests();
+    u.plan_workspace();
+    if (u.plan->actions.empty()) u.note("no VCS commit and no manifest to restore");
+    return;
+  }
+  u.act("uncommit", "", "", c.substr(0, 12), "its manifests become working-tree changes again (pins kept)",
+      Json{{"commit", c}});
+  if (u.cx.vcs->head() != c)
+    u.note("commit " + c.substr(0, 12) + " is no longer the working copy's parent; uncommit it with jj/git first");
 }
 
 }  // namespace tether::engine

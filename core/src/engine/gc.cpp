@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "engine/internal.hpp"
+#include "engine/undoer.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/gc.hpp"
 #include "tether/engine/repo.hpp"
@@ -734,6 +735,81 @@ std::string summarize_gc(const OpEntry& e) {
                   plural(nested("deleted_working_refs"), "branch");
   if (std::size_t stores = count_of(r, "deleted_stores")) s += ", deleted " + plural(stores, "store");
   return s;
+}
+
+// ---- undoing a gc (undo.cpp runs it; engine/undoer.hpp) ----
+
+// Released pins and deleted branches cannot come back from here (repair recreates what a
+// manifest still names); deleted listings come back from the VCS; forgotten working refs
+// come back with the workspace.
+static std::size_t gc_pins(const Undoer& u) {
+  std::size_t pins = 0;
+  if (auto it = u.target.result.find("unpinned"); it != u.target.result.end() && it->is_object())
+    for (const auto& [kind, ids] : it->items()) pins += ids.size();
+  return pins;
+}
+static std::string pins_deleted() {
+  return "deleted; if a manifest references them again, `tether repair` recreates them while the state is still "
+         "reachable";
+}
+// The listings a gc deleted: plain file names (anything else in the log is not one).
+static std::vector<std::string> listing_names(const Json& result) {
+  std::vector<std::string> out;
+  for (auto& n : strings_of(result, "deleted_listings"))
+    if (!n.empty() && n != "." && n != ".." && n.find('/') == std::string::npos && n.find('\0') == std::string::npos)
+      out.push_back(std::move(n));
+  return out;
+}
+static std::string recreate_hint() { return "`tether repair` recreates a bookmark's branches from its manifests"; }
+void undo_gc(Undoer& u) {
+  const Json& r = u.target.result;
+  // Deleted branches come back at the head they had, while the store still holds that state.
+  for (const auto& p : u.target.progress) {
+    if (str_of(p, "action") != "delete-branch") continue;
+    std::string key = str_of(p, "key"), ref = str_of(p, "ref"), kind = str_of(p, "kind");
+    const Json head = p.value("head", Json(nullptr));
+    const std::string at = head.is_null() ? std::string("?") : model::short_state(head);
+    try {
+      if (kind.empty() || head.is_null() || !p.contains("locator"))
+        throw TetherError("the op log does not say where it was");
+      std::string made = u.cx.backend(kind).fork(p["locator"], sdk::Source::of_state(head), ref,
+                                                 sdk::Expected::absent(), key);
+      u.restored.push_back(key + ": " + made + " recreated at " + at);
+    } catch (const std::exception& e) {
+      u.irreversible.push_back(key + ": " + ref + " could not be recreated at " + at + " (" + e.what() + "); " +
+                             recreate_hint());
+    }
+  }
+  if (std::size_t pins = gc_pins(u)) u.irreversible.push_back(std::to_string(pins) + " pin(s) " + pins_deleted());
+  for (const auto& n : listing_names(r)) {
+    auto text = u.cx.vcs->read_file("HEAD", vcs_path(u.cx, ".tether/listings/" + n));
+    if (!text) {
+      u.irreversible.push_back("listing " + n + ": not in the VCS either");
+      continue;
+    }
+    model::write_checkout_file(tether_dir(u.cx) / "listings" / n, *text);
+    u.restored.push_back("listing " + n + ": restored from the VCS");
+  }
+  u.restore_workspace();
+  if (u.restored.empty() && u.irreversible.empty()) u.skipped.push_back("gc released nothing");
+}
+void plan_undo_gc(Undoer& u) {
+  const Json& r = u.target.result;
+  for (const auto& p : u.target.progress) {
+    if (str_of(p, "action") != "delete-branch") continue;
+    std::string key = str_of(p, "key"), ref = str_of(p, "ref"), kind = str_of(p, "kind");
+    const Json head = p.value("head", Json(nullptr));
+    if (kind.empty() || head.is_null() || !p.contains("locator"))
+      u.act("irreversible", key, "", ref, "cannot be recreated: the op log does not say where it was; " + recreate_hint());
+    else u.act("recreate-branch", key, kind, ref, "at " + model::short_state(head), Json{{"head", head}});
+  }
+  if (std::size_t pins = gc_pins(u)) u.act("irreversible", "", "", std::to_string(pins) + " pin(s)", pins_deleted());
+  for (const auto& n : listing_names(r)) {
+    if (u.cx.vcs->read_file("HEAD", vcs_path(u.cx, ".tether/listings/" + n))) u.act("restore-listing", "", "", n, "from the VCS");
+    else u.act("irreversible", "", "", "listing " + n, "not in the VCS either");
+  }
+  u.plan_workspace();
+  if (u.plan->actions.empty()) u.note("gc released nothing");
 }
 
 }  // namespace tether::engine

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -53,8 +54,27 @@ struct OpEntry {
   Json to_json() const;
 };
 
-// The text after the command in `tether ops` (docs/cli.md); undo records its target's.
+// The text after the command in `tether ops` (docs/cli.md); undo records its target's
+// ("" for a command the table does not know).
 std::string op_summary(const OpEntry& e);
+
+// How undo reverses one command (engine/undoer.hpp): `apply` does it, `plan` lists what apply
+// will attempt and throws the refusals (branches with writes). No apply: undo refuses it.
+struct Undoer;
+struct UndoHandler {
+  void (*apply)(Undoer&) = nullptr;
+  void (*plan)(Undoer&) = nullptr;
+};
+
+// One command as the op log and saved plans know it; commands.cpp holds the table.
+struct CommandSpec {
+  std::string (*summarize)(const OpEntry&);  // what `tether ops` says of its entries
+  UndoHandler undo;
+  std::vector<std::string> preconditions;  // the kinds a saved plan of it must carry
+};
+// The command the op log or a plan names, or null (a log written by another tool may name
+// others).
+const CommandSpec* find_command(std::string_view name);
 // Reading a journal result for a summary (ops.cpp): the keys of an object or the strings of an
 // array; a count field, or the size of an array or object; "N what(s)".
 std::vector<std::string> names_of(const Json& j);
@@ -77,6 +97,7 @@ std::string summarize_forget_workspace(const OpEntry& e);
 std::string summarize_import(const OpEntry& e);
 std::string summarize_undo(const OpEntry& e);
 std::string summarize_repair(const OpEntry& e);
+std::string summarize_upgrade(const OpEntry& e);  // ops.cpp: the Python version's format upgrade
 
 // `.tether/ops.jsonl`: append-only, one fsync'd JSON line per record
 // (docs/FORMAT.md#the-op-log).

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "engine/internal.hpp"
+#include "engine/undoer.hpp"
 #include "tether/engine/objects.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
@@ -90,6 +91,24 @@ void unregister_object(Context& cx, const std::string& key) {
   cx.workspace->fork_points.erase(key);
   cx.workspace->base_states.erase(key);
   cx.manifests.erase(key);
+}
+
+// ---- undoing add, remove, set and import (undo.cpp runs it; engine/undoer.hpp) ----
+
+static std::optional<std::string> created_store(const Undoer& u) {
+  if (u.target.command == "add" && u.target.result.contains("created")) return str_of(u.target.result, "key");
+  return std::nullopt;
+}
+static std::string store_left() { return "is left for `gc` to reclaim once nothing references it"; }
+void undo_objects(Undoer& u) {
+  if (auto key = created_store(u)) u.irreversible.push_back(*key + ": the store it created " + store_left());
+  u.restore_manifests();
+  u.restore_workspace();
+}
+void plan_undo_objects(Undoer& u) {
+  if (auto key = created_store(u)) u.act("irreversible", *key, "", "the store add created", store_left());
+  u.plan_manifests();
+  u.plan_workspace();
 }
 
 }  // namespace tether::engine

@@ -34,8 +34,6 @@ std::string plural(std::size_t n, const std::string& what) {
   return std::to_string(n) + " " + what + "(s)";
 }
 
-namespace {
-
 // A format upgrade the Python version made: its entries stay readable here.
 std::string summarize_upgrade(const OpEntry& e) {
   const Json& r = e.result;
@@ -43,35 +41,6 @@ std::string summarize_upgrade(const OpEntry& e) {
          model::py_str(r.value("to_version", Json(nullptr))) + ": " + plural(count_of(r, "renamed_pins"), "pin") + ", " +
          plural(count_of(r, "renamed_branches"), "branch") + ", " + plural(count_of(r, "rewritten_commits"), "commit") +
          " rewritten";
-}
-
-}  // namespace
-
-// Every command the op log records, with what `tether ops` says of its entries. Each summary
-// lives in its command's file; a command missing here is listed without one.
-std::string op_summary(const OpEntry& e) {
-  using Summary = std::string (*)(const OpEntry&);
-  static const std::map<std::string, Summary, std::less<>> summaries = {
-      {"add", &summarize_add},
-      {"remove", &summarize_remove},
-      {"set", &summarize_set},
-      {"commit", &summarize_commit},
-      {"pull", &summarize_pull},
-      {"new", &summarize_new},
-      {"fork", &summarize_fork},
-      {"restore", &summarize_restore},
-      {"promote", &summarize_promote},
-      {"gc", &summarize_gc},
-      {"abandon", &summarize_abandon},
-      {"drop", &summarize_drop},
-      {"forget-workspace", &summarize_forget_workspace},
-      {"import", &summarize_import},
-      {"undo", &summarize_undo},
-      {"repair", &summarize_repair},
-      {"upgrade", &summarize_upgrade},
-  };
-  auto it = summaries.find(e.command);
-  return it == summaries.end() ? "" : it->second(e);
 }
 
 std::vector<OpsEntry> ops(Repo& repo, std::size_t limit) {

@@ -71,24 +71,6 @@ Json Plan::to_json() const {
   return j;
 }
 
-const std::vector<std::string>& required_preconditions(const std::string& command) {
-  static const std::map<std::string, std::vector<std::string>> req = {
-      {"commit", {"workspace_id", "workspace_bookmark", "manifest_hash"}},
-      {"new", {"workspace_id", "manifest_hash"}},
-      {"restore", {"workspace_id", "workspace_bookmark", "manifest_hash"}},
-      {"promote", {"workspace_id", "workspace_bookmark", "bookmark_head", "manifest_hash"}},
-      {"gc", {"workspace_id", "history_digest", "manifest_hash"}},
-      {"abandon", {"workspace_id", "history_digest", "vcs_head"}},
-      {"drop", {"workspace_id", "history_digest", "bookmark_head", "no_new_holders"}},
-      {"repair", {"workspace_id", "history_digest"}},
-      {"undo", {"workspace_id", "vcs_head", "op_not_undone", "op_log_head"}},
-      {"import", {"manifest_hash"}},
-  };
-  static const std::vector<std::string> none;
-  auto it = req.find(command);
-  return it == req.end() ? none : it->second;
-}
-
 // ---- preconditions: every kind, and how each is checked ------------------------------------
 
 // One precondition kind: what it compares with the live systems. A check returns what it

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "engine/internal.hpp"
+#include "engine/undoer.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/promote.hpp"
 #include "tether/engine/repo.hpp"
@@ -804,6 +805,138 @@ std::string summarize_promote(const OpEntry& e) {
   for (const auto& k : names_of(r.value("merged", Json::object()))) keys.push_back(k);
   std::sort(keys.begin(), keys.end());
   return keys.empty() ? "nothing promoted" : "promoted " + join(keys);
+}
+
+// ---- undoing a promote (undo.cpp runs it; engine/undoer.hpp) ----
+
+static std::vector<std::pair<std::string, std::string>> promote_lines(const Undoer& u);
+
+// Each base a promote moved goes back where its plan found it, conditional on still being
+// where the promote left it (the backend's rewind, which also settles a move a kill
+// interrupted). An interrupted promote is reversed from its journal the same way: a move
+// that never started is nothing to reverse. The trunk goes back while it is still where
+// the promote put it.
+namespace {
+struct PromoteMove {
+  std::string key, kind;
+  Json locator, before, target;
+  std::optional<Json> after;  // where the journal says it landed
+  bool merge = false;
+};
+}  // namespace
+static std::optional<std::vector<PromoteMove>> promote_moves(const Undoer& u) {
+  auto plan_it = u.target.pre.find("plan");
+  if (plan_it == u.target.pre.end() || !plan_it->is_object()) return std::nullopt;  // journaled before 0.1 of this rule
+  std::set<std::string> started, rewound;
+  std::map<std::string, Json> landed;
+  for (const auto& p : u.target.progress) {
+    std::string action = str_of(p, "action"), key = str_of(p, "key");
+    if (action == "landing") started.insert(key);
+    if ((action == "fast-forward" || action == "merge") && p.contains("state")) landed[key] = p["state"];
+    if (action == "rewind") rewound.insert(key);
+  }
+  for (const char* table : {"fast_forwarded", "merged"})
+    for (const auto& [key, st] : u.target.result.value(table, Json::object()).items()) landed[key] = st;
+  std::vector<PromoteMove> out;
+  for (const auto& a : plan_it->value("actions", Json::array())) {
+    if (!a.is_object()) continue;
+    std::string op = str_of(a, "op"), key = str_of(a, "key");
+    if ((op != "fast-forward" && op != "merge") || rewound.count(key)) continue;
+    if (!started.count(key) && !landed.count(key)) continue;
+    const Json params = a.value("params", Json::object());
+    PromoteMove m{key, str_of(a, "kind"), params.value("locator", Json::object()), params.value("base_state", Json(nullptr)),
+                  params.value("target_state", Json(nullptr)), std::nullopt, op == "merge"};
+    if (auto it = landed.find(key); it != landed.end()) m.after = it->second;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+// Where the promote moved the trunk: (bookmark, from, to).
+static std::optional<std::tuple<std::string, std::string, std::string>> promote_trunk(const Undoer& u) {
+  for (const auto& p : u.target.progress)
+    if (str_of(p, "action") == "trunk-landing") return std::make_tuple(str_of(p, "bookmark"), str_of(p, "from"), str_of(p, "to"));
+  return std::nullopt;
+}
+void undo_promote(Undoer& u) {
+  auto moves = promote_moves(u);
+  if (!moves) {
+    for (const auto& [key, moved] : promote_lines(u)) u.irreversible.push_back(key + ": base branch " + moved);
+    if (u.irreversible.empty()) u.skipped.push_back("promote moved nothing");
+    return;
+  }
+  for (const auto& m : *moves) {
+    try {
+      auto& b = u.cx.backend(m.kind);
+      Json now = b.fingerprint(m.locator, std::nullopt, m.key);
+      if (b.same(now, m.before)) {
+        try {
+          b.rewind(m.locator, m.before, sdk::Expected::at(now), m.key);  // settles what a kill left
+        } catch (const CapabilityError&) {
+        }
+        u.skipped.push_back(m.key + ": base branch already at " + model::short_state(m.before));
+        continue;
+      }
+      bool ours = m.after ? b.same(now, *m.after)
+                : m.merge ? b.ancestor_of(m.locator, m.target, sdk::Source::of_state(now), m.key) == true
+                          : b.same(now, m.target);
+      if (!ours) {
+        u.irreversible.push_back(m.key + ": base branch is at " + model::short_state(now) +
+                               ", not where promote left it; left as it is");
+        continue;
+      }
+      b.rewind(m.locator, m.before, sdk::Expected::at(now), m.key);
+      u.restored.push_back(m.key + ": base branch moved back " + model::short_state(now) + " -> " + model::short_state(m.before));
+    } catch (const CapabilityError&) {
+      u.irreversible.push_back(m.key + ": base branch moved to " + (m.after ? model::short_state(*m.after) : std::string("?")) +
+                             "; the " + m.kind + " backend cannot move it back, reset it in the store yourself");
+    } catch (const std::exception& e) {
+      const auto* be = dynamic_cast<const BackendError*>(&e);
+      u.irreversible.push_back(m.key + ": base branch could not be moved back (" + (be ? be->bare_message() : std::string(e.what())) + ")");
+    }
+  }
+  if (auto t = promote_trunk(u)) {
+    const auto& [name, from, to] = *t;
+    auto bms = u.cx.vcs->bookmarks();
+    auto it = bms.find(name);
+    if (it == bms.end() || it->second != to) {
+      u.skipped.push_back("bookmark " + name + " has moved since; kept");
+    } else {
+      u.cx.vcs->bookmark_set(name, from, to);
+      u.restored.push_back("bookmark " + name + " back at " + from.substr(0, 12));
+    }
+  }
+  u.restore_workspace();
+  if (u.restored.empty() && u.irreversible.empty() && u.skipped.empty()) u.skipped.push_back("promote moved nothing");
+}
+void plan_undo_promote(Undoer& u) {
+  auto moves = promote_moves(u);
+  if (!moves) {
+    auto lines = promote_lines(u);
+    for (const auto& [key, moved] : lines) u.act("irreversible", key, "", "base branch", moved);
+    if (lines.empty()) u.note("promote moved nothing");
+    return;
+  }
+  for (const auto& m : *moves)
+    u.act("rewind", m.key, m.kind, "base branch",
+        "back to " + model::short_state(m.before) + (m.after ? " from " + model::short_state(*m.after) : std::string()));
+  if (auto t = promote_trunk(u))
+    u.act("move-bookmark", "", "", std::get<0>(*t), "back to " + std::get<1>(*t).substr(0, 12));
+  u.plan_workspace();
+  if (u.plan->actions.empty()) u.note("promote moved nothing");
+}
+static std::vector<std::pair<std::string, std::string>> promote_lines(const Undoer& u) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const Json& r = u.target.result;
+  const Json bases = u.target.pre.value("base_states", Json::object());
+  for (const char* table : {"fast_forwarded", "merged"}) {
+    const Json moved_keys = r.value(table, Json::object());
+    for (const auto& [key, after_state] : moved_keys.items()) {
+      std::string before = bases.contains(key) ? model::short_state(bases[key]) : std::string("?");
+      out.emplace_back(key, "moved " + before + " -> " + model::short_state(after_state) +
+                                "; tether only fast-forwards base branches, reset it in the store yourself");
+    }
+  }
+  return out;
 }
 
 }  // namespace tether::engine

@@ -1,5 +1,5 @@
 // tether/engine/export.hpp: `tether export` (experimental; docs/registry.md#export): the
-// registry tables of the history, which Repo::export_bundle builds and the registry layer
+// registry tables of the history, which export_bundle builds and the registry layer
 // writes as SQLite, Parquet, CSV or JSONL.
 #pragma once
 

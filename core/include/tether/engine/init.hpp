@@ -1,4 +1,4 @@
-// tether/engine/init.hpp: `tether init` (docs/cli.md): what Repo::init created.
+// tether/engine/init.hpp: `tether init` (docs/cli.md): what init created.
 #pragma once
 
 #include <filesystem>
