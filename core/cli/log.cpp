@@ -12,16 +12,14 @@ namespace tether::cli {
 
 int run_log(const Global& g, const LogOptions& o) {
   auto repo = open_repo();
-  auto entries = engine::log(*repo, o.key, o.ref, o.limit);
+  auto history = engine::log(*repo, o.key, o.ref, o.limit);
   if (g.json) {
-    auto arr = nlohmann::json::array();
-    for (const auto& e : entries) arr.push_back(nlohmann::json(e));
-    print_json(arr);
+    print_json(history.to_json());
     return 0;
   }
   std::size_t w = 0;
-  for (const auto& e : entries) w = std::max(w, e.id.size());
-  for (const auto& e : entries) {
+  for (const auto& e : history.entries) w = std::max(w, e.id.size());
+  for (const auto& e : history.entries) {
     std::string when = e.when.value_or("");
     for (auto& c : when)
       if (c == 'T') c = ' ';

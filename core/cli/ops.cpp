@@ -8,22 +8,18 @@
 
 namespace tether::cli {
 
-using nlohmann::json;
-
 int run_ops(const Global& g, const OpsOptions& o) {
   auto repo = open_repo();
-  auto entries = engine::ops(*repo, static_cast<std::size_t>(o.limit));
+  auto report = engine::ops(*repo, static_cast<std::size_t>(o.limit));
   if (g.json) {
-    json list = json::array();
-    for (const auto& e : entries) list.push_back(e.to_json());
-    print_json(list);
+    print_json(report.to_json());
     return 0;
   }
-  if (entries.empty()) {
+  if (report.entries.empty()) {
     out("no operations recorded");
     return 0;
   }
-  for (const auto& e : entries) {
+  for (const auto& e : report.entries) {
     std::string flags;
     if (e.incomplete) flags = "  (INCOMPLETE: never finished; see `tether repair --dry-run`)";
     else if (e.undone_by) flags = "  (undone by " + *e.undone_by + ")";

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-std::vector<sdk::HistoryEntry> log(Repo& repo, const std::string& key, const std::optional<std::string>& ref, int limit) {
+LogResult log(Repo& repo, const std::string& key, const std::optional<std::string>& ref, int limit) {
   Context& cx = Context::of(repo);
   auto it = cx.manifests.find(key);
   if (it == cx.manifests.end()) throw ConfigError("no such object: " + key);
@@ -27,7 +27,13 @@ std::vector<sdk::HistoryEntry> log(Repo& repo, const std::string& key, const std
     throw CapabilityError(m.kind + " objects have no native history to list (the " + m.kind +
                               " backend lacks HISTORY; `tether backends` shows each backend's capabilities)",
                           key);
-  return b.history(m.locator, ref ? ref : working_ref(cx, key), limit, key);
+  return LogResult{key, b.history(m.locator, ref ? ref : working_ref(cx, key), limit, key)};
+}
+
+Json LogResult::to_json() const {
+  auto arr = Json::array();
+  for (const auto& e : entries) arr.push_back(Json(e));
+  return arr;
 }
 
 }  // namespace tether::engine

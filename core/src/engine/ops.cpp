@@ -43,13 +43,13 @@ std::string summarize_upgrade(const OpEntry& e) {
          " rewritten";
 }
 
-std::vector<OpsEntry> ops(Repo& repo, std::size_t limit) {
+OpsReport ops(Repo& repo, std::size_t limit) {
   Context& cx = Context::of(repo);
   auto entries = read_ops(cx);
   std::set<std::string> gone;
   for (const auto& d : cx.vcs_drift()) gone.insert(d.op);
-  std::vector<OpsEntry> out;
-  for (auto it = entries.rbegin(); it != entries.rend() && (limit == 0 || out.size() < limit); ++it) {
+  OpsReport out;
+  for (auto it = entries.rbegin(); it != entries.rend() && (limit == 0 || out.entries.size() < limit); ++it) {
     OpsEntry o;
     o.id = it->id;
     o.at = it->at;
@@ -60,7 +60,7 @@ std::vector<OpsEntry> ops(Repo& repo, std::size_t limit) {
     if (it->undone_by.is_string()) o.undone_by = it->undone_by.get<std::string>();
     if (it->parent.is_string()) o.parent = it->parent.get<std::string>();
     o.entry = it->to_json();
-    out.push_back(std::move(o));
+    out.entries.push_back(std::move(o));
   }
   return out;
 }
@@ -133,6 +133,12 @@ Json OpsEntry::to_json() const {
   Json j = entry;
   j["vcs_commit_gone"] = vcs_commit_gone;
   return j;
+}
+
+Json OpsReport::to_json() const {
+  auto arr = Json::array();
+  for (const auto& e : entries) arr.push_back(e.to_json());
+  return arr;
 }
 
 }  // namespace tether::engine

@@ -6,14 +6,24 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tether/sdk/types.hpp"
 
 namespace tether::engine {
 
 class Repo;
 
+using Json = nlohmann::json;
+
+struct LogResult {
+  std::string key;                         // the object whose history this is
+  std::vector<sdk::HistoryEntry> entries;  // newest first
+  Json to_json() const;                    // `tether log --json` (docs/cli.md#log): the entries as an array
+};
+
 // The history of `key` from `ref` (default: this checkout's working ref of it, else the
 // backend's head), newest first, at most `limit` entries. A backend without HISTORY is refused.
-std::vector<sdk::HistoryEntry> log(Repo& repo, const std::string& key, const std::optional<std::string>& ref, int limit);
+LogResult log(Repo& repo, const std::string& key, const std::optional<std::string>& ref, int limit);
 
 }  // namespace tether::engine

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,11 @@ struct OpsEntry {
   Json to_json() const;  // one element of `tether ops --json`: the entry + "vcs_commit_gone"
 };
 
+struct OpsReport {
+  std::vector<OpsEntry> entries;  // newest first
+  Json to_json() const;           // `tether ops --json` (docs/cli.md): the entries as an array
+};
+
 // A commit tether made that is no longer in VCS history (docs/cli.md, `tether ops`).
 struct VcsDrift {
   std::string op, commit;
@@ -34,6 +40,6 @@ struct VcsDrift {
 };
 
 // The operation log, newest first; limit 0: all (docs/FORMAT.md#the-op-log).
-std::vector<OpsEntry> ops(Repo& repo, std::size_t limit);
+OpsReport ops(Repo& repo, std::size_t limit);
 
 }  // namespace tether::engine
