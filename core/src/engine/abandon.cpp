@@ -24,6 +24,91 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
+namespace {
+
+// A saved plan's context comes from outside (a file a user or a clone hands in): each field is
+// read with its type checked, and a missing or mistyped one is refused naming the command and
+// the field, instead of surfacing as a json exception or a silent default. Kept file-local, the
+// same in drop/abandon/gc/forget_workspace.cpp, until the shared readers of internal.hpp land.
+struct ContextReader {
+  const Json& context;
+  const char* command;
+
+  [[noreturn]] void refuse(const char* key, const char* what) const {
+    throw StalePlanError(std::string("the ") + command + " plan's \"" + key + "\" " + what + "; re-run the plan");
+  }
+  const Json* find(const char* key) const {
+    if (!context.is_object())
+      throw StalePlanError(std::string("the ") + command + " plan's context is not an object; re-run the plan");
+    auto it = context.find(key);
+    return it == context.end() ? nullptr : &*it;
+  }
+  const Json& at(const char* key) const {
+    const Json* v = find(key);
+    if (!v) refuse(key, "is missing");
+    return *v;
+  }
+  std::string string(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_string()) refuse(key, "is not a string");
+    return v.get<std::string>();
+  }
+  std::optional<std::string> string_or_null(const char* key) const {
+    const Json& v = at(key);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_string()) refuse(key, "is not a string or null");
+    return v.get<std::string>();
+  }
+  bool boolean(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_boolean()) refuse(key, "is not true or false");
+    return v.get<bool>();
+  }
+  std::size_t count(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_number_unsigned()) refuse(key, "is not a count");
+    return v.get<std::size_t>();
+  }
+  std::vector<std::string> strings(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_array()) refuse(key, "is not a list of strings");
+    std::vector<std::string> out;
+    for (const auto& s : v) {
+      if (!s.is_string()) refuse(key, "is not a list of strings");
+      out.push_back(s.get<std::string>());
+    }
+    return out;
+  }
+};
+
+// What an abandon plan decided (its context): the commits, whether gc follows, and what the
+// plan reviewed.
+struct AbandonPayload {
+  std::vector<std::string> commits;
+  bool gc = false;
+  std::string workspace_id, vcs_head, history_digest;
+
+  Json to_json() const {
+    return Json{{"commits", commits},
+                {"gc", gc},
+                {"workspace_id", workspace_id},
+                {"vcs_head", vcs_head},
+                {"history_digest", history_digest}};
+  }
+  static AbandonPayload from(const Plan& plan) {
+    const ContextReader r{plan.context, "abandon"};
+    AbandonPayload p;
+    p.commits = r.strings("commits");
+    p.gc = r.boolean("gc");
+    p.workspace_id = r.string("workspace_id");
+    p.vcs_head = r.string("vcs_head");
+    p.history_digest = r.string("history_digest");
+    return p;
+  }
+};
+
+}  // namespace
+
 static AbandonResult apply_abandon(Context& cx, const Plan& plan);
 static Plan plan_abandon(Context& cx, const AbandonOptions& opt);
 
@@ -69,21 +154,23 @@ static Plan plan_abandon(Context& cx, const AbandonOptions& opt) {
   for (const auto& note : preview.notes) plan.notes.push_back(note);
   if (n == 0) {
     // A store it could not list may hold pins that become unreferenced: not "nothing".
-    if (!preview.context.contains("unreachable")) plan.notes.push_back("nothing becomes unreferenced");
+    if (plan_unreachable(preview).empty()) plan.notes.push_back("nothing becomes unreferenced");
   } else if (!opt.gc)
     plan.notes.push_back(std::to_string(n) + " pin(s)/listing(s) become unreferenced; --gc releases them (or `tether gc --no-dry-run` later)");
   else plan.notes.push_back("gc actions are re-planned once the commits are gone");
 
-  plan.context = Json{{"commits", commits},
-                      {"gc", opt.gc},
-                      {"workspace_id", cx.workspace->workspace_id},
-                      {"vcs_head", *head},
-                      {"history_digest", cx.vcs->history_digest()}};
+  AbandonPayload payload;
+  payload.commits = commits;
+  payload.gc = opt.gc;
+  payload.workspace_id = cx.workspace->workspace_id;
+  payload.vcs_head = *head;
+  payload.history_digest = cx.vcs->history_digest();
+  plan.context = payload.to_json();
   plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
                                 "the plan belongs to checkout " + cx.workspace->short_id() + "; this is {observed}"});
   plan.preconditions.push_back({"vcs_head", *head, "", Json::object(),
                                 "the checkout moved since the abandon plan was made (now at {observed})"});
-  plan.preconditions.push_back({"history_digest", plan.context["history_digest"], "", Json::object(),
+  plan.preconditions.push_back({"history_digest", payload.history_digest, "", Json::object(),
                                 "the repository's history changed since the abandon plan was made"});
   return plan;
 }
@@ -93,7 +180,8 @@ static AbandonResult apply_abandon(Context& cx, const Plan& plan) {
   auto lock_r = lock_repository(cx);
   AbandonResult res;
   res.plan = plan;
-  std::vector<std::string> commits = plan.context.at("commits").get<std::vector<std::string>>();
+  const AbandonPayload ctx = AbandonPayload::from(plan);
+  const std::vector<std::string>& commits = ctx.commits;
   Json pre{{"vcs", vcs_position(cx)}, {"workspace", model::workspace_to_toml(*cx.workspace)}};
   const auto before = cx.vcs->bookmarks();
   // First parents, for bookmarks left on an abandoned commit.
@@ -143,7 +231,7 @@ static AbandonResult apply_abandon(Context& cx, const Plan& plan) {
                         {"failed", res.failed}});
   res.applied = true;
   // Applied also when only a store could not be listed, so that the report says so.
-  if (plan.context.value("gc", false) && (res.gc_plan.writes() > 0 || res.gc_plan.context.contains("unreachable")))
+  if (ctx.gc && (res.gc_plan.writes() > 0 || !plan_unreachable(res.gc_plan).empty()))
     res.gc = apply_gc(cx, res.gc_plan, op_id);
   return res;
 }
@@ -155,12 +243,11 @@ AbandonResult abandon(Repo& repo, const AbandonOptions& opt) {
   // A saved plan is planned again from the commits it records (they must still be abandonable:
   // on the checked-out history, not the root) and must come out the same.
   auto rederive = [&](const Plan& p) {
+    const AbandonPayload ctx = AbandonPayload::from(p);
     check_preconditions(cx, p);
     AbandonOptions again;
-    again.gc = p.context.value("gc", false);
-    if (auto c = p.context.find("commits"); c != p.context.end() && c->is_array())
-      for (const auto& id : *c)
-        if (id.is_string()) again.revs.push_back(id.get<std::string>());
+    again.gc = ctx.gc;
+    again.revs = ctx.commits;
     if (again.revs.empty()) throw StalePlanError("the saved abandon plan names no commit; re-run the plan");
     require_rederived(p, plan_abandon(cx, again));
   };

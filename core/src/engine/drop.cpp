@@ -23,6 +23,103 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
+namespace {
+
+// A saved plan's context comes from outside (a file a user or a clone hands in): each field is
+// read with its type checked, and a missing or mistyped one is refused naming the command and
+// the field, instead of surfacing as a json exception or a silent default. Kept file-local, the
+// same in drop/abandon/gc/forget_workspace.cpp, until the shared readers of internal.hpp land.
+struct ContextReader {
+  const Json& context;
+  const char* command;
+
+  [[noreturn]] void refuse(const char* key, const char* what) const {
+    throw StalePlanError(std::string("the ") + command + " plan's \"" + key + "\" " + what + "; re-run the plan");
+  }
+  const Json* find(const char* key) const {
+    if (!context.is_object())
+      throw StalePlanError(std::string("the ") + command + " plan's context is not an object; re-run the plan");
+    auto it = context.find(key);
+    return it == context.end() ? nullptr : &*it;
+  }
+  const Json& at(const char* key) const {
+    const Json* v = find(key);
+    if (!v) refuse(key, "is missing");
+    return *v;
+  }
+  std::string string(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_string()) refuse(key, "is not a string");
+    return v.get<std::string>();
+  }
+  std::optional<std::string> string_or_null(const char* key) const {
+    const Json& v = at(key);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_string()) refuse(key, "is not a string or null");
+    return v.get<std::string>();
+  }
+  bool boolean(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_boolean()) refuse(key, "is not true or false");
+    return v.get<bool>();
+  }
+  std::size_t count(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_number_unsigned()) refuse(key, "is not a count");
+    return v.get<std::size_t>();
+  }
+  std::vector<std::string> strings(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_array()) refuse(key, "is not a list of strings");
+    std::vector<std::string> out;
+    for (const auto& s : v) {
+      if (!s.is_string()) refuse(key, "is not a list of strings");
+      out.push_back(s.get<std::string>());
+    }
+    return out;
+  }
+};
+
+// What a drop plan decided (its context): the bookmark, the commits only it reaches, where
+// this checkout goes when it is on the bookmark, and what the plan reviewed.
+struct DropPayload {
+  std::string bookmark;
+  std::vector<std::string> commits;
+  std::optional<std::string> leave;  // the destination, when this checkout is on the bookmark
+  bool force_prune = false;
+  std::string workspace_id;
+  std::optional<std::string> vcs_head;
+  std::string history_digest;
+  std::map<std::string, std::string> unreachable;  // what its gc could not list; written only when any
+
+  Json to_json() const {
+    Json j{{"bookmark", bookmark},
+           {"commits", commits},
+           {"leave", leave ? Json(*leave) : Json(nullptr)},
+           {"force_prune", force_prune},
+           {"workspace_id", workspace_id},
+           {"vcs_head", vcs_head ? Json(*vcs_head) : Json(nullptr)},
+           {"history_digest", history_digest}};
+    if (!unreachable.empty()) j["unreachable"] = unreachable;
+    return j;
+  }
+  static DropPayload from(const Plan& plan) {
+    const ContextReader r{plan.context, "drop"};
+    DropPayload p;
+    p.bookmark = r.string("bookmark");
+    p.commits = r.strings("commits");
+    p.leave = r.string_or_null("leave");
+    p.force_prune = r.boolean("force_prune");
+    p.workspace_id = r.string("workspace_id");
+    p.vcs_head = r.string_or_null("vcs_head");
+    p.history_digest = r.string("history_digest");
+    p.unreachable = plan_unreachable(plan);
+    return p;
+  }
+};
+
+}  // namespace
+
 static DropResult apply_drop(Context& cx, const Plan& plan);
 static Plan plan_drop(Context& cx, const DropOptions& opt);
 
@@ -58,16 +155,17 @@ static Plan plan_drop(Context& cx, const DropOptions& opt) {
   plan.command = "drop";
   plan.created_at = now_iso_seconds(cx);
   auto head = cx.vcs->head();
-  plan.context = Json{{"bookmark", b},
-                      {"commits", commits},
-                      {"leave", here ? Json(dest) : Json(nullptr)},
-                      {"force_prune", opt.force_prune},
-                      {"workspace_id", cx.workspace->workspace_id},
-                      {"vcs_head", head ? Json(*head) : Json(nullptr)},
-                      {"history_digest", cx.vcs->history_digest()}};
+  DropPayload payload;
+  payload.bookmark = b;
+  payload.commits = commits;
+  if (here) payload.leave = dest;
+  payload.force_prune = opt.force_prune;
+  payload.workspace_id = cx.workspace->workspace_id;
+  payload.vcs_head = head;
+  payload.history_digest = cx.vcs->history_digest();
   plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
                                 "the plan belongs to checkout " + cx.workspace->short_id() + "; this is {observed}"});
-  plan.preconditions.push_back({"history_digest", plan.context["history_digest"], "", Json::object(),
+  plan.preconditions.push_back({"history_digest", payload.history_digest, "", Json::object(),
                                 "the repository's history changed since the drop plan was made"});
   plan.preconditions.push_back({"bookmark_head", bookmarks.at(b), "", Json{{"bookmark", b}},
                                 "bookmark " + b + " moved since the drop plan was made (now {observed})"});
@@ -108,16 +206,18 @@ static Plan plan_drop(Context& cx, const DropOptions& opt) {
                          "; `git push <remote> --delete " + b + "` removes them");
   if (preview.writes() > 0)
     plan.notes.push_back("store actions are what gc will plan once the commits are gone; they are re-planned at apply");
-  if (auto u = preview.context.find("unreachable"); u != preview.context.end()) plan.context["unreachable"] = *u;
+  payload.unreachable = plan_unreachable(preview);
+  plan.context = payload.to_json();
   return plan;
 }
 
 static DropResult apply_drop(Context& cx, const Plan& plan) {
   auto lock_c = lock_checkout(cx);
   auto lock_r = lock_repository(cx);
-  const std::string b = plan.context.at("bookmark").get<std::string>();
-  const auto planned = plan.context.at("commits").get<std::vector<std::string>>();
-  if (plan.context.value("workspace_id", std::string()) != cx.workspace->workspace_id)
+  const DropPayload ctx = DropPayload::from(plan);
+  const std::string& b = ctx.bookmark;
+  const std::vector<std::string>& planned = ctx.commits;
+  if (ctx.workspace_id != cx.workspace->workspace_id)
     throw StalePlanError("the drop plan belongs to another checkout; re-run the plan");
   auto now = cx.vcs->exclusive_commits(b);
   if (now != planned) {
@@ -132,7 +232,7 @@ static DropResult apply_drop(Context& cx, const Plan& plan) {
                          "); re-run the plan");
   }
   const bool here = cx.vcs->current_bookmark() == b;
-  const bool planned_here = plan.context["leave"].is_string();
+  const bool planned_here = ctx.leave.has_value();
   if (here != planned_here)
     throw StalePlanError(std::string("this checkout ") + (here ? "is on " + b + " now" : "is no longer on " + b) +
                          ", unlike when the drop plan was made; re-run the plan");
@@ -150,7 +250,7 @@ static DropResult apply_drop(Context& cx, const Plan& plan) {
   std::string op_id = oplog.begin("drop", Json{{"vcs", vcs_position(cx)}, {"workspace", model::workspace_to_toml(*cx.workspace)}});
   try {
     if (here) {
-      std::string dest = plan.context["leave"].get<std::string>();
+      const std::string& dest = *ctx.leave;
       NewOptions n;
       n.rev = dest;
       if (dest == cx.config.trunk() && !cx.vcs->bookmarks().count(dest)) n.bookmark = dest;
@@ -171,10 +271,10 @@ static DropResult apply_drop(Context& cx, const Plan& plan) {
     reload(cx);
     GcOptions g;
     g.prune_bookmarks = true;
-    g.force_prune = plan.context.value("force_prune", false);
+    g.force_prune = ctx.force_prune;
     Plan gc_plan = plan_gc(cx, g, scope);
     std::erase_if(gc_plan.actions, [](const PlanAction& a) { return a.op == "forget-working-ref"; });
-    res.gc = gc_plan.writes() > 0 || gc_plan.context.contains("unreachable") ? apply_gc(cx, gc_plan, op_id) : GcReport{};
+    res.gc = gc_plan.writes() > 0 || !plan_unreachable(gc_plan).empty() ? apply_gc(cx, gc_plan, op_id) : GcReport{};
     if (!res.gc->applied) res.gc->plan = gc_plan;
   } catch (const std::exception& e) {
     oplog.end(op_id, Json{{"bookmark", b}, {"left_for", res.left_for ? Json(*res.left_for) : Json(nullptr)},
@@ -198,11 +298,12 @@ DropResult drop(Repo& repo, const DropOptions& opt) {
   // A saved plan is planned again from the bookmark and destination it records and must come
   // out the same: the commits, branches and pins it removes are then this checkout's.
   auto rederive = [&](const Plan& p) {
+    const DropPayload ctx = DropPayload::from(p);
     check_preconditions(cx, p);
     DropOptions again;
-    again.bookmark = p.context.value("bookmark", std::string());
-    if (auto l = p.context.find("leave"); l != p.context.end() && l->is_string()) again.to = l->get<std::string>();
-    again.force_prune = p.context.value("force_prune", false);
+    again.bookmark = ctx.bookmark;
+    again.to = ctx.leave;
+    again.force_prune = ctx.force_prune;
     require_rederived(p, plan_drop(cx, again));
   };
   return run_planned<DropResult>(

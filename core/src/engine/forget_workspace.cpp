@@ -23,6 +23,87 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
+namespace {
+
+// A saved plan's context comes from outside (a file a user or a clone hands in): each field is
+// read with its type checked, and a missing or mistyped one is refused naming the command and
+// the field, instead of surfacing as a json exception or a silent default. Kept file-local, the
+// same in drop/abandon/gc/forget_workspace.cpp, until the shared readers of internal.hpp land.
+struct ContextReader {
+  const Json& context;
+  const char* command;
+
+  [[noreturn]] void refuse(const char* key, const char* what) const {
+    throw StalePlanError(std::string("the ") + command + " plan's \"" + key + "\" " + what + "; re-run the plan");
+  }
+  const Json* find(const char* key) const {
+    if (!context.is_object())
+      throw StalePlanError(std::string("the ") + command + " plan's context is not an object; re-run the plan");
+    auto it = context.find(key);
+    return it == context.end() ? nullptr : &*it;
+  }
+  const Json& at(const char* key) const {
+    const Json* v = find(key);
+    if (!v) refuse(key, "is missing");
+    return *v;
+  }
+  std::string string(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_string()) refuse(key, "is not a string");
+    return v.get<std::string>();
+  }
+  std::optional<std::string> string_or_null(const char* key) const {
+    const Json& v = at(key);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_string()) refuse(key, "is not a string or null");
+    return v.get<std::string>();
+  }
+  bool boolean(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_boolean()) refuse(key, "is not true or false");
+    return v.get<bool>();
+  }
+  std::size_t count(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_number_unsigned()) refuse(key, "is not a count");
+    return v.get<std::size_t>();
+  }
+  std::vector<std::string> strings(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_array()) refuse(key, "is not a list of strings");
+    std::vector<std::string> out;
+    for (const auto& s : v) {
+      if (!s.is_string()) refuse(key, "is not a list of strings");
+      out.push_back(s.get<std::string>());
+    }
+    return out;
+  }
+};
+
+// What a forget-workspace plan decided (its context): the workspace, whether it is this
+// checkout, and the root of its live checkout when one was found.
+struct ForgetWorkspacePayload {
+  std::string workspace;  // id8
+  bool current = false;
+  std::optional<std::string> root;
+
+  Json to_json() const {
+    Json j{{"workspace", workspace}, {"current", current}};
+    if (root) j["root"] = *root;
+    return j;
+  }
+  static ForgetWorkspacePayload from(const Plan& plan) {
+    const ContextReader r{plan.context, "forget-workspace"};
+    ForgetWorkspacePayload p;
+    p.workspace = r.string("workspace");
+    p.current = r.boolean("current");
+    if (r.find("root")) p.root = r.string("root");
+    return p;
+  }
+};
+
+}  // namespace
+
 static ForgetWorkspaceResult apply_forget_workspace(Context& cx, const Plan& plan);
 static Plan plan_forget_workspace(Context& cx, const ForgetWorkspaceOptions& opt);
 
@@ -36,7 +117,9 @@ static Plan plan_forget_workspace(Context& cx, const ForgetWorkspaceOptions& opt
   plan.command = "forget-workspace";
   plan.created_at = now_iso_seconds(cx);
   const bool current = id8 == cx.workspace->short_id();
-  plan.context = Json{{"workspace", id8}, {"current", current}};
+  ForgetWorkspacePayload payload;
+  payload.workspace = id8;
+  payload.current = current;
 
   std::optional<fs::path> dir, root;
   std::error_code ec;
@@ -60,7 +143,7 @@ static Plan plan_forget_workspace(Context& cx, const ForgetWorkspaceOptions& opt
   if (!dir) {
     plan.notes.push_back("workspace " + id8 + ": no live checkout found");
   } else {
-    plan.context["root"] = root->string();
+    payload.root = root->string();
     for (const char* name : {"workspace.toml", "ops.jsonl"}) {
       fs::path p = *dir / ".tether" / name;
       if (model::checkout_entry_exists(model::tether_path(*dir, name))) plan.actions.push_back({"delete-file", "", "", p.string(), "per-workspace state", Json::object()});
@@ -74,6 +157,7 @@ static Plan plan_forget_workspace(Context& cx, const ForgetWorkspaceOptions& opt
   }
   plan.notes.push_back(
       "store branches belong to bookmarks, not workspaces: none are touched (delete the bookmark and `gc --prune-bookmarks`)");
+  plan.context = payload.to_json();
   return plan;
 }
 
@@ -82,9 +166,9 @@ static ForgetWorkspaceResult apply_forget_workspace(Context& cx, const Plan& pla
   auto lock_r = lock_repository(cx);
   ForgetWorkspaceResult res;
   res.plan = plan;
-  res.workspace = plan.context.value("workspace", std::string());
+  const ForgetWorkspacePayload ctx = ForgetWorkspacePayload::from(plan);
+  res.workspace = ctx.workspace;
   log_op(cx, "forget-workspace", Json{{"workspace", model::workspace_to_toml(*cx.workspace)}}, Json{{"workspace", res.workspace}});
-  const bool current = plan.context.value("current", false);
   for (const auto& a : plan.actions) {
     try {
       if (a.op == "delete-file") {
@@ -100,7 +184,7 @@ static ForgetWorkspaceResult apply_forget_workspace(Context& cx, const Plan& pla
       res.failed[a.op + " " + a.target] = e.what();
     }
   }
-  if (current) *cx.workspace = model::fresh_workspace();
+  if (ctx.current) *cx.workspace = model::fresh_workspace();
   res.applied = true;
   return res;
 }
@@ -113,9 +197,10 @@ ForgetWorkspaceResult forget_workspace(Repo& repo, const ForgetWorkspaceOptions&
       opt.saved, opt.dry_run,
       [&](const Plan& p) {
         // It deletes files and worktrees by path: the paths are planned again, never read from the file.
+        const ForgetWorkspacePayload ctx = ForgetWorkspacePayload::from(p);
         vet_saved_plan(cx, p);
         ForgetWorkspaceOptions again;
-        again.workspace = p.context.value("workspace", std::string());
+        again.workspace = ctx.workspace;
         require_rederived(p, plan_forget_workspace(cx, again));
       },
       [&] { return plan_forget_workspace(cx, opt); },

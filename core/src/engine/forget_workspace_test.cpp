@@ -6,6 +6,7 @@
 #include "engine/testing/dataset.hpp"
 #include "tether/engine/forget_workspace.hpp"
 #include "tether/engine/new.hpp"
+#include "tether/errors.hpp"
 #include "tether/model/workspace.hpp"
 
 namespace fs = std::filesystem;
@@ -65,4 +66,38 @@ TEST_CASE("forget-workspace of git's main worktree forgets only tether's state o
   CHECK(fs::exists(ds.root() / "tether.toml"));
   CHECK_FALSE(fs::exists(ds.root() / ".tether" / "workspace.toml"));
   CHECK(ds.open()->workspace().workspace_id != before);
+}
+
+TEST_CASE("a saved forget-workspace plan with a mistyped context field is refused before anything goes") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  commit(ds);
+  ForgetWorkspaceOptions dry;
+  dry.dry_run = true;
+  const Plan plan = tether::engine::forget_workspace(*ds.open(), dry).plan;
+  REQUIRE(plan.context.contains("root"));
+
+  auto refused = [&](const char* field, Json value) {
+    Plan edited = plan;
+    edited.context[field] = std::move(value);
+    ForgetWorkspaceOptions o;
+    o.saved = std::move(edited);
+    try {
+      tether::engine::forget_workspace(*ds.open(), o);
+    } catch (const tether::StalePlanError& e) {
+      return std::string(e.what());
+    } catch (const std::exception& e) {
+      return std::string("not a StalePlanError: ") + e.what();
+    }
+    return std::string("no error");
+  };
+  CHECK(refused("current", "yes") == "the forget-workspace plan's \"current\" is not true or false; re-run the plan");
+  CHECK(refused("workspace", Json::array()) == "the forget-workspace plan's \"workspace\" is not a string; re-run the plan");
+  CHECK(refused("root", 1) == "the forget-workspace plan's \"root\" is not a string; re-run the plan");
+  CHECK(fs::exists(ds.root() / ".tether" / "workspace.toml"));  // nothing was forgotten
+
+  ForgetWorkspaceOptions o;
+  o.saved = plan_from_json(plan.to_json(), "forget-workspace", required_preconditions("forget-workspace"), "forget.json");
+  CHECK(tether::engine::forget_workspace(*ds.open(), o).applied);
+  CHECK_FALSE(fs::exists(ds.root() / ".tether" / "workspace.toml"));
 }

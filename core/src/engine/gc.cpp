@@ -33,8 +33,125 @@ namespace fs = std::filesystem;
 
 namespace tether::engine {
 
-
 namespace {
+
+// A saved plan's context comes from outside (a file a user or a clone hands in): each field is
+// read with its type checked, and a missing or mistyped one is refused naming the command and
+// the field, instead of surfacing as a json exception or a silent default. Kept file-local, the
+// same in drop/abandon/gc/forget_workspace.cpp, until the shared readers of internal.hpp land.
+struct ContextReader {
+  const Json& context;
+  const char* command;
+
+  [[noreturn]] void refuse(const char* key, const char* what) const {
+    throw StalePlanError(std::string("the ") + command + " plan's \"" + key + "\" " + what + "; re-run the plan");
+  }
+  const Json* find(const char* key) const {
+    if (!context.is_object())
+      throw StalePlanError(std::string("the ") + command + " plan's context is not an object; re-run the plan");
+    auto it = context.find(key);
+    return it == context.end() ? nullptr : &*it;
+  }
+  const Json& at(const char* key) const {
+    const Json* v = find(key);
+    if (!v) refuse(key, "is missing");
+    return *v;
+  }
+  std::string string(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_string()) refuse(key, "is not a string");
+    return v.get<std::string>();
+  }
+  std::optional<std::string> string_or_null(const char* key) const {
+    const Json& v = at(key);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_string()) refuse(key, "is not a string or null");
+    return v.get<std::string>();
+  }
+  bool boolean(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_boolean()) refuse(key, "is not true or false");
+    return v.get<bool>();
+  }
+  std::size_t count(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_number_unsigned()) refuse(key, "is not a count");
+    return v.get<std::size_t>();
+  }
+  std::vector<std::string> strings(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_array()) refuse(key, "is not a list of strings");
+    std::vector<std::string> out;
+    for (const auto& s : v) {
+      if (!s.is_string()) refuse(key, "is not a list of strings");
+      out.push_back(s.get<std::string>());
+    }
+    return out;
+  }
+};
+
+// What a stored plan says it could not list (its "unreachable": what -> why); none when absent.
+std::map<std::string, std::string> unreachable_of(const ContextReader& r) {
+  std::map<std::string, std::string> out;
+  const Json* u = r.find("unreachable");
+  if (!u) return out;
+  if (!u->is_object()) r.refuse("unreachable", "is not an object of strings");
+  for (const auto& [what, why] : u->items()) {
+    if (!why.is_string()) r.refuse("unreachable", "is not an object of strings");
+    out[what] = why.get<std::string>();
+  }
+  return out;
+}
+
+// What a gc plan decided and reviewed (its context): the options it was planned with, the
+// bookmark drop scoped it to, and the stores it could not list.
+struct GcPayload {
+  std::string workspace_id;
+  bool prune_bookmarks = false, prune_workspaces = false, force_prune = false, release_foreign = false,
+       listings_only = false;
+  std::vector<std::string> keep_bookmarks;
+  std::optional<std::string> scope;  // drop's bookmark: such a plan is drop's, not `tether gc`'s
+  std::string manifest_hash;
+  std::optional<std::string> vcs_head;
+  std::string history_digest;
+  std::size_t commits = 0;  // how many commits the plan walked
+  std::map<std::string, std::string> unreachable;  // written only when any
+
+  Json to_json() const {
+    Json j{{"workspace_id", workspace_id},
+           {"prune_bookmarks", prune_bookmarks},
+           {"prune_workspaces", prune_workspaces},
+           {"keep_bookmarks", keep_bookmarks},
+           {"force_prune", force_prune},
+           {"release_foreign", release_foreign},
+           {"listings_only", listings_only},
+           {"scope", scope ? Json(*scope) : Json(nullptr)},
+           {"manifest_hash", manifest_hash},
+           {"vcs_head", vcs_head ? Json(*vcs_head) : Json(nullptr)},
+           {"history_digest", history_digest},
+           {"commits", commits}};
+    if (!unreachable.empty()) j["unreachable"] = unreachable;
+    return j;
+  }
+  static GcPayload from(const Plan& plan) {
+    const ContextReader r{plan.context, "gc"};
+    GcPayload p;
+    p.workspace_id = r.string("workspace_id");
+    p.prune_bookmarks = r.boolean("prune_bookmarks");
+    p.prune_workspaces = r.boolean("prune_workspaces");
+    p.keep_bookmarks = r.strings("keep_bookmarks");
+    p.force_prune = r.boolean("force_prune");
+    p.release_foreign = r.boolean("release_foreign");
+    p.listings_only = r.boolean("listings_only");
+    p.scope = r.string_or_null("scope");
+    p.manifest_hash = r.string("manifest_hash");
+    p.vcs_head = r.string_or_null("vcs_head");
+    p.history_digest = r.string("history_digest");
+    p.commits = r.count("commits");
+    p.unreachable = unreachable_of(r);
+    return p;
+  }
+};
 
 // One store as gc sees it: every object whose backend puts refs in the same namespace.
 struct Group {
@@ -122,7 +239,8 @@ struct GcPlanner {
   std::vector<Checkout> others;               // the other live checkouts
   std::set<std::string> inflight, created_here;  // pin ids unfinished operations name / this clone made
   std::size_t commits = 0;
-  Json unreachable = Json::object();  // what could not be listed: nothing of it is released
+  GcPayload payload;                                 // the plan's context, written once planned
+  std::map<std::string, std::string> unreachable;  // what could not be listed: nothing of it is released
 
   GcPlanner(Context& r, const GcOptions& o, const GcScope& s) : cx(r), opt(o), scope(s) {}
 
@@ -143,7 +261,8 @@ struct GcPlanner {
       if (opt.prune_bookmarks || opt.prune_workspaces || scope.only_bookmark) plan_branches();
     }
     plan_listings();
-    if (!unreachable.empty()) plan.context["unreachable"] = unreachable;
+    payload.unreachable = std::move(unreachable);
+    plan.context = payload.to_json();
     plan.notes = std::move(notes);
     return std::move(plan);
   }
@@ -308,18 +427,18 @@ struct GcPlanner {
   void set_context(const std::string& digest, const std::optional<std::string>& head) {
     const auto& ws = *cx.workspace;
     const std::string manifest_hash = model::manifest_hash(cx.manifests);
-    plan.context = Json{{"workspace_id", ws.workspace_id},
-                        {"prune_bookmarks", opt.prune_bookmarks},
-                        {"prune_workspaces", opt.prune_workspaces},
-                        {"keep_bookmarks", opt.keep_bookmarks},
-                        {"force_prune", opt.force_prune},
-                        {"release_foreign", opt.release_foreign},
-                        {"listings_only", opt.listings_only},
-                        {"scope", scope.only_bookmark ? Json(*scope.only_bookmark) : Json(nullptr)},
-                        {"manifest_hash", manifest_hash},
-                        {"vcs_head", head ? Json(*head) : Json(nullptr)},
-                        {"history_digest", digest},
-                        {"commits", commits}};
+    payload.workspace_id = ws.workspace_id;
+    payload.prune_bookmarks = opt.prune_bookmarks;
+    payload.prune_workspaces = opt.prune_workspaces;
+    payload.keep_bookmarks = opt.keep_bookmarks;
+    payload.force_prune = opt.force_prune;
+    payload.release_foreign = opt.release_foreign;
+    payload.listings_only = opt.listings_only;
+    payload.scope = scope.only_bookmark;
+    payload.manifest_hash = manifest_hash;
+    payload.vcs_head = head;
+    payload.history_digest = digest;
+    payload.commits = commits;
     plan.preconditions.push_back({"workspace_id", ws.workspace_id, "", Json::object(),
                                   "the plan belongs to checkout " + ws.short_id() + "; this is {observed}"});
     if (head)
@@ -591,10 +710,8 @@ struct GcPlanner {
 Plan plan_gc(Context& cx, const GcOptions& opt, const GcScope& scope) { return GcPlanner(cx, opt, scope).run(); }
 
 std::map<std::string, std::string> plan_unreachable(const Plan& plan) {
-  std::map<std::string, std::string> out;
-  if (auto u = plan.context.find("unreachable"); u != plan.context.end() && u->is_object())
-    for (const auto& [what, why] : u->items()) out[what] = why.is_string() ? why.get<std::string>() : why.dump();
-  return out;
+  // A gc plan's, or one of drop's, which carries its gc's; a plan that lists none has none.
+  return unreachable_of(ContextReader{plan.context, plan.command.empty() ? "gc" : plan.command.c_str()});
 }
 
 GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string>& parent) {
@@ -602,7 +719,8 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
   auto lock_r = lock_repository(cx);
   GcReport rep;
   rep.plan = plan;
-  rep.unreachable = plan_unreachable(plan);
+  const GcPayload ctx = GcPayload::from(plan);
+  rep.unreachable = ctx.unreachable;
   rep.failed = rep.unreachable;
 
   // Preflight: a branch that moved since the plan was reviewed is not what the plan judged.
@@ -699,19 +817,16 @@ GcReport gc(Repo& repo, const GcOptions& opt) {
   // A saved plan is planned again from the options it records and must come out the same: its
   // locators, pins and branches are then what this checkout's history names, not the file's.
   auto rederive = [&](const Plan& p) {
+    const GcPayload ctx = GcPayload::from(p);
     check_preconditions(cx, p);
     GcOptions again;
-    const Json& c = p.context;
-    again.prune_bookmarks = c.value("prune_bookmarks", false);
-    again.prune_workspaces = c.value("prune_workspaces", false);
-    again.force_prune = c.value("force_prune", false);
-    again.release_foreign = c.value("release_foreign", false);
-    again.listings_only = c.value("listings_only", false);
-    if (auto k = c.find("keep_bookmarks"); k != c.end() && k->is_array())
-      for (const auto& b : *k)
-        if (b.is_string()) again.keep_bookmarks.push_back(b.get<std::string>());
-    if (!c.value("scope", Json(nullptr)).is_null())
-      throw StalePlanError("the saved gc plan was made by abandon or drop; re-run the plan");
+    again.prune_bookmarks = ctx.prune_bookmarks;
+    again.prune_workspaces = ctx.prune_workspaces;
+    again.force_prune = ctx.force_prune;
+    again.release_foreign = ctx.release_foreign;
+    again.listings_only = ctx.listings_only;
+    again.keep_bookmarks = ctx.keep_bookmarks;
+    if (ctx.scope) throw StalePlanError("the saved gc plan was made by abandon or drop; re-run the plan");
     require_rederived(p, plan_gc(cx, again, GcScope{}));
   };
   GcReport rep = run_planned<GcReport>(

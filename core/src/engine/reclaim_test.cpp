@@ -1,7 +1,8 @@
 // Unit tests of the commands that reclaim storage, `gc`, `abandon` and `drop` (gc.cpp,
 // reclaim.cpp): only what no commit references is released, a dry run (gc's default) touches
-// nothing, a pin two commits share survives until both are gone, and drop takes a bookmark's
-// commits, branch, pins and working branches with it. Real git, the memory backend in process.
+// nothing, a pin two commits share survives until both are gone, drop takes a bookmark's
+// commits, branch, pins and working branches with it, and a saved plan whose context was edited
+// to a wrong type is refused naming the field. Real git, the memory backend in process.
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
@@ -9,6 +10,7 @@
 #include "tether/engine/abandon.hpp"
 #include "tether/engine/drop.hpp"
 #include "tether/engine/new.hpp"
+#include "tether/errors.hpp"
 #include "tether/testing/errors.hpp"
 
 using namespace tether::engine;
@@ -131,4 +133,147 @@ TEST_CASE("drop takes a bookmark's commits, branch, pins and working branches") 
   CHECK(ds.git({"branch", "--list", "try"}).empty());
   CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{pin1, "sys1:s0"}});
   CHECK(ds.branches("sys1").count(fork) == 0);
+}
+
+// ---- saved plans whose context was tampered with ----
+// A saved plan is input from outside: a context field of the wrong type or a missing one is
+// refused as a stale plan naming the command and the field, before anything is touched. The
+// plans are edited as structs, so the digest (checked when a file is read) does not refuse
+// them first.
+
+namespace {
+
+// The message of the StalePlanError `fn` throws, else what happened instead (so the CHECK
+// comparing it shows that).
+template <class Fn>
+std::string stale_plan_error(Fn&& fn) {
+  try {
+    fn();
+  } catch (const tether::StalePlanError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a StalePlanError: ") + e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a saved abandon plan with a mistyped or missing context field is refused naming it") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  commit(ds, "A");
+  ds.advance("sys1");
+  commit(ds, "B");
+  const std::string head = ds.head();
+  AbandonOptions dry;
+  dry.revs = {"HEAD"};
+  dry.dry_run = true;
+  const Plan plan = tether::engine::abandon(*ds.open(), dry).plan;
+
+  auto refused = [&](Plan edited) {
+    AbandonOptions o;
+    o.revs = {"HEAD"};
+    o.saved = std::move(edited);
+    return stale_plan_error([&] { tether::engine::abandon(*ds.open(), o); });
+  };
+  Plan commits = plan;
+  commits.context["commits"] = 42;
+  CHECK(refused(commits) == "the abandon plan's \"commits\" is not a list of strings; re-run the plan");
+  Plan gc_flag = plan;
+  gc_flag.context["gc"] = "yes";
+  CHECK(refused(gc_flag) == "the abandon plan's \"gc\" is not true or false; re-run the plan");
+  Plan missing = plan;
+  missing.context.erase("commits");
+  CHECK(refused(missing) == "the abandon plan's \"commits\" is missing; re-run the plan");
+  Plan not_object = plan;
+  not_object.context = Json::array();
+  CHECK(refused(not_object) == "the abandon plan's context is not an object; re-run the plan");
+  CHECK(ds.head() == head);  // nothing was abandoned
+
+  // The plan as saved, through its file form, still applies.
+  AbandonOptions o;
+  o.revs = {"HEAD"};
+  o.saved = plan_from_json(plan.to_json(), "abandon", required_preconditions("abandon"), "abandon.json");
+  CHECK(tether::engine::abandon(*ds.open(), o).applied);
+  CHECK(ds.git({"log", "--format=%s", "main"}) == "A\ninitial");
+}
+
+TEST_CASE("a saved gc plan with a mistyped context field is refused naming it") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  commit(ds, "A");
+  ds.advance("sys1");
+  const std::string pb = commit(ds, "B");
+  abandon(ds, "HEAD");
+  const Plan plan = gc(ds, true).plan;
+  REQUIRE(unpin_targets(plan) == std::vector<std::string>{pb});
+
+  auto refused = [&](Plan edited) {
+    GcOptions o;
+    o.dry_run = false;
+    o.saved = std::move(edited);
+    return stale_plan_error([&] { tether::engine::gc(*ds.open(), o); });
+  };
+  Plan keep = plan;
+  keep.context["keep_bookmarks"] = Json::array({"main", 7});
+  CHECK(refused(keep) == "the gc plan's \"keep_bookmarks\" is not a list of strings; re-run the plan");
+  Plan scope = plan;
+  scope.context["scope"] = true;
+  CHECK(refused(scope) == "the gc plan's \"scope\" is not a string or null; re-run the plan");
+  Plan unreachable = plan;
+  unreachable.context["unreachable"] = Json{{"memory|sys1", 3}};
+  CHECK(refused(unreachable) == "the gc plan's \"unreachable\" is not an object of strings; re-run the plan");
+  Plan commits = plan;
+  commits.context["commits"] = -1;
+  CHECK(refused(commits) == "the gc plan's \"commits\" is not a count; re-run the plan");
+  CHECK(ds.tags("sys1").count(pb) == 1);  // nothing was released
+
+  GcOptions o;
+  o.dry_run = false;
+  o.saved = plan_from_json(plan.to_json(), "gc", required_preconditions("gc"), "gc.json");
+  const auto done = tether::engine::gc(*ds.open(), o);
+  CHECK(done.applied);
+  CHECK(ds.tags("sys1").count(pb) == 0);
+}
+
+TEST_CASE("a saved drop plan with a mistyped context field is refused naming it") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  commit(ds, "baseline");
+  NewOptions n;
+  n.bookmark = "try";
+  n.eager = true;
+  tether::engine::new_workspace(*ds.open(), n);
+  ds.advance("sys1", "tether.ws." + ds.open()->dataset_id() + ".try");
+  commit(ds, "try it");
+  DropOptions dry;
+  dry.bookmark = "try";
+  const Plan plan = tether::engine::drop(*ds.open(), dry).plan;
+  REQUIRE(plan.context.at("leave") == "main");
+
+  auto refused = [&](Plan edited) {
+    DropOptions o;
+    o.bookmark = "try";
+    o.dry_run = false;
+    o.saved = std::move(edited);
+    return stale_plan_error([&] { tether::engine::drop(*ds.open(), o); });
+  };
+  Plan leave = plan;
+  leave.context["leave"] = 42;
+  CHECK(refused(leave) == "the drop plan's \"leave\" is not a string or null; re-run the plan");
+  Plan bookmark = plan;
+  bookmark.context.erase("bookmark");
+  CHECK(refused(bookmark) == "the drop plan's \"bookmark\" is missing; re-run the plan");
+  Plan force = plan;
+  force.context["force_prune"] = nullptr;
+  CHECK(refused(force) == "the drop plan's \"force_prune\" is not true or false; re-run the plan");
+  CHECK(ds.git({"branch", "--show-current"}) == "try");  // nothing was dropped
+
+  DropOptions o;
+  o.bookmark = "try";
+  o.dry_run = false;
+  o.saved = plan_from_json(plan.to_json(), "drop", required_preconditions("drop"), "drop.json");
+  CHECK(tether::engine::drop(*ds.open(), o).applied);
+  CHECK(ds.git({"branch", "--list", "try"}).empty());
 }
