@@ -163,8 +163,7 @@ struct PromotePlanner {
   bool on_trunk = false;
   std::vector<std::string> selected;  // the keys planned, sorted
   std::map<std::string, Probe> probes;
-  PromotePayload ctx;  // the plan's context, written once `current` is known
-  std::vector<std::string> current;  // keys whose base is already at the target
+  PromotePayload ctx;  // the plan's context, written once its `current` keys are known
 
   PromotePlanner(Context& r, const PromoteOptions& o) : cx(r), opt(o) {}
 
@@ -178,7 +177,6 @@ struct PromotePlanner {
     select();
     probe_heads();
     for (const auto& key : selected) plan_object(key);
-    ctx.current = current;
     plan.context = ctx.to_json();
     refuse_shared_bases();
     collapse_shared_writes();
@@ -276,7 +274,7 @@ struct PromotePlanner {
     const Json base = probes.count(key) ? *probes[key].base : b.fingerprint(without_at(m.locator), std::nullopt, key);
     if (b.same(start->target_state, base)) {
       plan.notes.push_back(key + ": base already at the target");
-      current.push_back(key);
+      ctx.current.push_back(key);  // its base is already at the target
       return;
     }
     if (!plan_move(m, caps, *start, base)) return;
@@ -530,9 +528,6 @@ struct PromoteApplier {
   const OpEntry* resume;
   const PromotePayload ctx;
   PromoteReport rep;
-  std::optional<std::string> rev;
-  std::string message;
-  bool subset = false;
   std::vector<const PlanAction*> merges, ffs;
   bool any_writes = false;
   OpLog oplog;
@@ -543,9 +538,6 @@ struct PromoteApplier {
 
   PromoteReport run() {
     rep.plan = plan;
-    rev = ctx.rev;
-    message = ctx.message;
-    subset = !ctx.subset.empty();
     sort_actions();
     begin_journal();
     land(merges, true);
@@ -632,7 +624,7 @@ struct PromoteApplier {
           throw TetherError(a.target + " is at " + model::short_state(now) + ", neither where the interrupted promote found it (" +
                             model::short_state(base) + ") nor where it was taking it; left as it is -- land it with " +
                             "`tether promote " + a.key + "` or by hand");
-        if (merge) return b.merge(loc, src, message, sdk::Expected::at(now), a.key);
+        if (merge) return b.merge(loc, src, ctx.message, sdk::Expected::at(now), a.key);
         return b.promote(loc, src, sdk::Expected::at(now), a.key);
       }
     }
@@ -642,7 +634,7 @@ struct PromoteApplier {
                                {"op", merge ? "merge" : "fast-forward"},
                                {"from", base},
                                {"to", merge ? Json(nullptr) : target}});
-    if (merge) return b.merge(loc, src, message, sdk::Expected::at(base), a.key);
+    if (merge) return b.merge(loc, src, ctx.message, sdk::Expected::at(base), a.key);
     return b.promote(loc, src, sdk::Expected::at(base), a.key);
   }
 
@@ -761,8 +753,8 @@ struct PromoteApplier {
     const std::string trunk = cx.config.trunk();
     const std::optional<std::string>& bookmark = ctx.bookmark;
     bool landed_something = !rep.fast_forwarded.empty() || !ctx.current.empty();
-    if (!(landed_something && bookmark && *bookmark != trunk && !rev && !subset && rep.refused.empty() && rep.held.empty() &&
-          rep.merged.empty() && rep.failed.empty() && rep.rolled_back.empty()))
+    if (!(landed_something && bookmark && *bookmark != trunk && !ctx.rev && ctx.subset.empty() && rep.refused.empty() &&
+          rep.held.empty() && rep.merged.empty() && rep.failed.empty() && rep.rolled_back.empty()))
       return;
     auto& vcs = *cx.vcs;
     std::string commit = ctx.bookmark_commit ? *ctx.bookmark_commit : vcs.head().value_or("");
