@@ -34,7 +34,36 @@ namespace {
   if (errors.size() == 1) throw TetherError(errors.front());
   throw TetherError("cannot commit: " + std::to_string(errors.size()) + " objects " + what + " (" + join(errors, "; ") + ")");
 }
+
+// What a commit plan decided (its context): the message, the manifests and states it was made
+// from, the checkout, and whether a pull made it (pulled objects move off their `at`) or it
+// leaves the VCS alone (--no-vcs).
+struct CommitPayload {
+  std::string message, manifest_hash, workspace_id;
+  std::map<std::string, Json> states;
+  bool pull = false, no_vcs = false;
+
+  Json to_json() const {
+    Json states_j = Json::object();
+    for (const auto& [k, v] : states) states_j[k] = v;
+    return Json{{"message", message},           {"manifest_hash", manifest_hash}, {"states", states_j},
+                {"workspace_id", workspace_id}, {"pull", pull},                   {"no_vcs", no_vcs}};
+  }
+  static CommitPayload from(const Plan& plan) {
+    const Json& c = plan_context(plan, "commit");
+    CommitPayload p;
+    p.message = required_string(c, "message", "commit");
+    p.manifest_hash = required_string(c, "manifest_hash", "commit");
+    p.states = required_object(c, "states", "commit");
+    p.workspace_id = required_string(c, "workspace_id", "commit");
+    p.pull = required_bool(c, "pull", "commit");
+    p.no_vcs = required_bool(c, "no_vcs", "commit");
+    return p;
+  }
+};
 }  // namespace
+
+bool commit_plan_pulls(const Plan& plan) { return CommitPayload::from(plan).pull; }
 
 CommitResult commit(Repo& repo, const CommitOptions& opt) {
   Context& cx = Context::of(repo);
@@ -43,7 +72,11 @@ CommitResult commit(Repo& repo, const CommitOptions& opt) {
   if (!opt.dry_run && !opt.no_vcs) repo_lock = lock_repository(cx);
   if (opt.saved) {
     Plan saved = *opt.saved;
-    if (!opt.message.empty()) saved.context["message"] = opt.message;  // -m overrides the saved message
+    if (!opt.message.empty()) {  // -m overrides the saved message
+      CommitPayload payload = CommitPayload::from(saved);
+      payload.message = opt.message;
+      saved.context = payload.to_json();
+    }
     CommitResult res = apply_commit(cx, saved, /*verify=*/true, "commit", opt.progress);
     return res;
   }
@@ -100,11 +133,7 @@ Plan plan_commit(Context& cx, const CommitOptions& opt, const std::optional<std:
       states[k] = *m.state;
 
   std::string mhash = model::manifest_hash(cx.manifests);
-  Json states_j = Json::object();
-  for (const auto& [k, v] : states) states_j[k] = v;
-  plan.context = Json{{"message", opt.message},   {"manifest_hash", mhash},
-                      {"states", states_j},       {"workspace_id", cx.workspace->workspace_id},
-                      {"pull", fetched.has_value()}, {"no_vcs", opt.no_vcs}};
+  plan.context = CommitPayload{opt.message, mhash, cx.workspace->workspace_id, states, fetched.has_value(), opt.no_vcs}.to_json();
   std::string here = cx.workspace->bookmark ? *cx.workspace->bookmark : "no bookmark";
   plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
                                 "this commit plan was made in another checkout; re-run the plan here"});
@@ -168,8 +197,7 @@ struct Committer {
   const bool verify;
   const std::string& op_name;
   const ProgressFn& progress;
-  const std::string message;
-  const bool no_vcs;
+  const CommitPayload ctx;
   CommitResult res;
   Json pre_objects = Json::object();  // key -> its manifest text before the commit (null: none)
   OpLog oplog;
@@ -181,8 +209,7 @@ struct Committer {
   std::vector<std::string> written_listings;
 
   Committer(Context& r, const Plan& p, bool v, const std::string& op, const ProgressFn& pr)
-      : cx(r), plan(p), verify(v), op_name(op), progress(pr), message(p.context.value("message", std::string())),
-        no_vcs(p.context.value("no_vcs", false)), oplog(op_log(r)) {}
+      : cx(r), plan(p), verify(v), op_name(op), progress(pr), ctx(CommitPayload::from(p)), oplog(op_log(r)) {}
 
   CommitResult run() {
     res.plan = plan;
@@ -190,7 +217,7 @@ struct Committer {
     for (const auto& n : plan.notes)
       if (n.size() > 11 && n.compare(n.size() - 11, 11, ": unchanged") == 0) res.unchanged.push_back(n.substr(0, n.size() - 11));
     check_not_stale(cx);
-    if (!no_vcs) check_on_bookmark(cx);
+    if (!ctx.no_vcs) check_on_bookmark(cx);
     if (!anything_to_do()) return std::move(res);  // no op logged
 
     // Journal first, so a crash leaves a record of what was started.
@@ -234,7 +261,7 @@ struct Committer {
         if (auto e = snap.errors.find(a.key); e != snap.errors.end()) throw TetherError(e->second);
         // Not moving: tether records its committed state (a policy change), nothing the file says.
         const auto& m = cx.manifests.at(a.key);
-        if (!plan.context.value("pull", false) && (!m.state || !cx.backend(m.kind).same(*m.state, a.params["state"])))
+        if (!ctx.pull && (!m.state || !cx.backend(m.kind).same(*m.state, a.params["state"])))
           throw StalePlanError("the saved commit plan records " + model::py_repr(a.key) + " at " +
                                model::short_state(a.params["state"]) + ", which is neither its committed state nor what "
                                "its store holds; re-run the plan");
@@ -249,7 +276,7 @@ struct Committer {
   // An object action, or manifests the VCS would commit.
   bool anything_to_do() {
     const std::vector<std::string> paths = vcs_paths(cx);
-    bool manifests_dirty = !no_vcs && cx.vcs->is_dirty(paths);
+    bool manifests_dirty = !ctx.no_vcs && cx.vcs->is_dirty(paths);
     bool object_actions = false;
     for (const auto& a : plan.actions)
       if (a.op != "vcs-commit") object_actions = true;
@@ -322,7 +349,7 @@ struct Committer {
         else res.unrecoverable.push_back(a.key);
       }
       auto updated = m.with_pin(state, pin, recoverable, now_iso(cx));
-      if (plan.context.value("pull", false)) updated.locator.erase("at");  // pulled to the branch head
+      if (ctx.pull) updated.locator.erase("at");  // pulled to the branch head
       auto& b = cx.backend(m.kind);
       if (cx.effective_capabilities(m) & sdk::kDiff) {
         if (auto text = b.listing(m.locator, state, a.key)) {
@@ -339,8 +366,8 @@ struct Committer {
   }
 
   void commit_vcs() {
-    if (no_vcs) return;
-    res.vcs_commit = cx.vcs->commit(vcs_paths(cx), message);
+    if (ctx.no_vcs) return;
+    res.vcs_commit = cx.vcs->commit(vcs_paths(cx), ctx.message);
     if (res.vcs_commit) oplog.progress(op_id, Json{{"action", "vcs-commit"}, {"commit", *res.vcs_commit}});
   }
 

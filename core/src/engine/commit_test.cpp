@@ -180,3 +180,49 @@ TEST_CASE("every time a commit writes comes from the dataset's clock") {
   }
   CHECK(stamped == 1);
 }
+
+// A saved plan is untrusted input (--from-plan): its context is read through CommitPayload,
+// which refuses a field of the wrong type with one line naming it. The digest is skipped here
+// (the plan is handed in as `saved` directly), so the type check is what stops each of these.
+TEST_CASE("a saved commit plan whose context has a field of the wrong type is refused, naming the field") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  auto o = message("typed");
+  o.dry_run = true;
+  const Plan saved = plan_from_json(tether::engine::commit(*ds.open(), o).plan.to_json(), "commit",
+                                    required_preconditions("commit"), "commit.json");
+  const std::string head = ds.head();
+  const auto log = ds.op_log();
+  auto apply = [&](const Plan& p, const std::string& m = "") {
+    CommitOptions a;
+    a.saved = p;
+    a.message = m;
+    return tether::engine::commit(*ds.open(), a);
+  };
+
+  Plan bad = saved;
+  bad.context["states"] = 42;
+  CHECK_THROWS_WITH_AS(apply(bad), "the commit plan's \"states\" is not an object; re-run the plan", tether::StalePlanError);
+  bad = saved;
+  bad.context["pull"] = "yes";
+  CHECK_THROWS_WITH_AS(apply(bad), "the commit plan's \"pull\" is not true or false; re-run the plan", tether::StalePlanError);
+  bad = saved;
+  bad.context["message"] = nlohmann::json::array();
+  CHECK_THROWS_WITH_AS(apply(bad), "the commit plan's \"message\" is not a string; re-run the plan", tether::StalePlanError);
+  bad = saved;
+  bad.context.erase("no_vcs");  // -m rewrites the message through the payload: refused there too
+  CHECK_THROWS_WITH_AS(apply(bad, "other"), "the commit plan's \"no_vcs\" is missing; re-run the plan", tether::StalePlanError);
+  bad = saved;
+  bad.context = nlohmann::json::array();
+  CHECK_THROWS_WITH_AS(apply(bad), "the commit plan's context is not an object; re-run the plan", tether::StalePlanError);
+  CHECK(ds.head() == head);
+  CHECK(ds.tags("sys1").empty());
+  CHECK(ds.op_log() == log);
+
+  // The plan as saved applies, with its message (or -m's).
+  const auto r = apply(saved, "from -m");
+  CHECK(r.applied);
+  REQUIRE(r.vcs_commit);
+  CHECK(ds.git({"log", "-1", "--format=%s"}) == "from -m");
+  CHECK(ds.tags("sys1").size() == 1);
+}

@@ -16,6 +16,7 @@
 #include "engine/context.hpp"
 #include "tether/engine/plan.hpp"
 #include "tether/engine/repo.hpp"
+#include "tether/errors.hpp"
 #include "tether/model/manifest.hpp"
 #include "tether/vcs/vcs.hpp"
 
@@ -41,6 +42,58 @@ std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::Fil
 std::string str_of(const Json& j, const char* key);
 bool bool_of(const Json& j, const char* key);
 std::vector<std::string> strings_of(const Json& j, const char* key);  // the strings of an array
+
+// Typed reads of a plan's context into its command's payload struct (each command keeps one in
+// its file). A saved plan is untrusted input, so a field that is missing or of another type is
+// refused with one line naming the plan and the field -- `the commit plan's "states" is not an
+// object; re-run the plan` -- where a json exception or a silent default would otherwise be.
+// `command` names the plan; `context` is a plan's context, checked by plan_context first.
+[[noreturn]] inline void refuse_plan_field(const std::string& command, const char* key, const char* problem) {
+  throw StalePlanError("the " + command + " plan's \"" + key + "\" " + problem + "; re-run the plan");
+}
+inline const Json& plan_context(const Plan& plan, const std::string& command) {
+  if (!plan.context.is_object()) throw StalePlanError("the " + command + " plan's context is not an object; re-run the plan");
+  return plan.context;
+}
+inline const Json& plan_field(const Json& context, const char* key, const std::string& command) {
+  auto it = context.find(key);
+  if (it == context.end()) refuse_plan_field(command, key, "is missing");
+  return *it;
+}
+inline std::string required_string(const Json& context, const char* key, const std::string& command) {
+  const Json& v = plan_field(context, key, command);
+  if (!v.is_string()) refuse_plan_field(command, key, "is not a string");
+  return v.get<std::string>();
+}
+inline bool required_bool(const Json& context, const char* key, const std::string& command) {
+  const Json& v = plan_field(context, key, command);
+  if (!v.is_boolean()) refuse_plan_field(command, key, "is not true or false");
+  return v.get<bool>();
+}
+// A field the planner writes as a string or null (an option not given).
+inline std::optional<std::string> nullable_string(const Json& context, const char* key, const std::string& command) {
+  const Json& v = plan_field(context, key, command);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_string()) refuse_plan_field(command, key, "is neither a string nor null");
+  return v.get<std::string>();
+}
+inline std::vector<std::string> required_strings(const Json& context, const char* key, const std::string& command) {
+  const Json& v = plan_field(context, key, command);
+  if (!v.is_array()) refuse_plan_field(command, key, "is not a list");
+  std::vector<std::string> out;
+  for (const auto& e : v) {
+    if (!e.is_string()) refuse_plan_field(command, key, "holds something other than a string");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+inline std::map<std::string, Json> required_object(const Json& context, const char* key, const std::string& command) {
+  const Json& v = plan_field(context, key, command);
+  if (!v.is_object()) refuse_plan_field(command, key, "is not an object");
+  return v.get<std::map<std::string, Json>>();
+}
+// The null-or-string field back into the context, as the planner writes it.
+inline Json string_or_null(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
 
 // One operation as the log tells it, its done mark and progress records folded in
 // (docs/FORMAT.md#the-op-log).
@@ -194,6 +247,8 @@ struct PromoteReport;
 Plan plan_commit(Context& cx, const CommitOptions& opt, const std::optional<std::map<std::string, Json>>& fetched,
                  std::vector<std::string>& unchanged);
 CommitResult apply_commit(Context& cx, const Plan& plan, bool verify, const std::string& op_name, const ProgressFn& progress);
+// The commit plan's "pull" flag (a pull made it); a context of the wrong shape is refused.
+bool commit_plan_pulls(const Plan& plan);
 Plan plan_gc(Context& cx, const GcOptions& options, const GcScope& scope);
 GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string>& parent);
 // `resume`: the journal entry of a promote a kill interrupted, which repair finishes.

@@ -26,6 +26,43 @@ namespace tether::engine {
 static NewResult apply_new(Context& cx, const Plan& plan);
 static Plan plan_new(Context& cx, const NewOptions& opt);
 
+namespace {
+// What a `new` plan decided (its context): the revision and bookmark (null: none), whether the
+// bookmark is created, the options it was planned with, and the manifests and checkout it was
+// made against.
+struct NewPayload {
+  std::optional<std::string> rev, bookmark;
+  bool create = false, shared = false, keep = false, eager = false, discard = false;
+  std::string manifest_hash, workspace_id;
+
+  Json to_json() const {
+    return Json{{"rev", string_or_null(rev)},
+                {"bookmark", string_or_null(bookmark)},
+                {"create", create},
+                {"shared", shared},
+                {"keep", keep},
+                {"eager", eager},
+                {"discard", discard},
+                {"manifest_hash", manifest_hash},
+                {"workspace_id", workspace_id}};
+  }
+  static NewPayload from(const Plan& plan) {
+    const Json& c = plan_context(plan, "new");
+    NewPayload p;
+    p.rev = nullable_string(c, "rev", "new");
+    p.bookmark = nullable_string(c, "bookmark", "new");
+    p.create = required_bool(c, "create", "new");
+    p.shared = required_bool(c, "shared", "new");
+    p.keep = required_bool(c, "keep", "new");
+    p.eager = required_bool(c, "eager", "new");
+    p.discard = required_bool(c, "discard", "new");
+    p.manifest_hash = required_string(c, "manifest_hash", "new");
+    p.workspace_id = required_string(c, "workspace_id", "new");
+    return p;
+  }
+};
+}  // namespace
+
 // ---- tether new ------------------------------------------------------------------------------
 
 NewResult new_workspace(Repo& repo, const NewOptions& opt) {
@@ -37,19 +74,18 @@ NewResult new_workspace(Repo& repo, const NewOptions& opt) {
   // branches, sources and heads it forks from are then this checkout's, not the file's.
   auto rederive = [&](const Plan& p) {
     check_preconditions(cx, p);
-    const Json& c = p.context;
+    const NewPayload c = NewPayload::from(p);
     NewOptions again;
-    if (auto r = c.find("rev"); r != c.end() && r->is_string()) again.rev = r->get<std::string>();
-    if (c.value("create", false) && c.value("bookmark", Json(nullptr)).is_string())
-      again.bookmark = c["bookmark"].get<std::string>();
-    again.shared = c.value("shared", false);
-    again.keep = c.value("keep", false);
-    again.discard = c.value("discard", false);
-    again.eager = c.value("eager", false);
+    again.rev = c.rev;
+    if (c.create && c.bookmark) again.bookmark = c.bookmark;
+    again.shared = c.shared;
+    again.keep = c.keep;
+    again.discard = c.discard;
+    again.eager = c.eager;
     Plan derived = plan_new(cx, again);
-    if (derived.context.value("bookmark", Json(nullptr)) != c.value("bookmark", Json(nullptr)))
+    if (NewPayload::from(derived).bookmark != c.bookmark)
       throw StalePlanError("the saved new plan is not what tether plans here now (bookmark " +
-                           c.value("bookmark", Json(nullptr)).dump() + "); re-run the plan");
+                           string_or_null(c.bookmark).dump() + "); re-run the plan");
     require_rederived(p, derived);
   };
   return run_planned<NewResult>(
@@ -150,15 +186,8 @@ struct NewPlanner {
   void set_context() {
     const auto& ws = *cx.workspace;
     const std::string mhash = model::manifest_hash(objects);
-    plan.context = Json{{"rev", opt.rev ? Json(*opt.rev) : Json(nullptr)},
-                        {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
-                        {"create", create},
-                        {"shared", opt.shared},
-                        {"keep", opt.keep},
-                        {"eager", eager},
-                        {"discard", opt.discard},
-                        {"manifest_hash", mhash},
-                        {"workspace_id", ws.workspace_id}};
+    plan.context =
+        NewPayload{opt.rev, bookmark, create, opt.shared, opt.keep, eager, opt.discard, mhash, ws.workspace_id}.to_json();
     plan.preconditions.push_back({"manifest_hash", mhash, "", opt.rev ? Json{{"rev", *opt.rev}} : Json::object(),
                                   "manifests at the target differ from the plan; re-run the plan"});
     plan.preconditions.push_back({"workspace_id", ws.workspace_id, "", Json::object(),
@@ -409,11 +438,11 @@ struct NewApplier {
   }
 
   void read_context() {
-    const Json& ctx = plan.context;
-    if (ctx["bookmark"].is_string()) bookmark = ctx["bookmark"].get<std::string>();
-    if (ctx["rev"].is_string()) rev = ctx["rev"].get<std::string>();
-    create = ctx.value("create", false);
-    keep = ctx.value("keep", false);
+    const NewPayload ctx = NewPayload::from(plan);
+    bookmark = ctx.bookmark;
+    rev = ctx.rev;
+    create = ctx.create;
+    keep = ctx.keep;
   }
 
   void begin_journal() {

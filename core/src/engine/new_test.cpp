@@ -219,3 +219,36 @@ TEST_CASE("new -b refuses an existing bookmark and a name whose branch would loo
   CHECK_THROWS_WITH_AS(d.new_(std::nullopt, "2024"), doctest::Contains("ends in `.<number>`"), tether::ConfigError);
   CHECK(d.new_(std::nullopt, "v2024").bookmark == "v2024");
 }
+
+TEST_CASE("a saved new plan whose context has a field of the wrong type is refused, naming the field") {
+  Dataset d;
+  d.baseline();
+  tether::engine::NewOptions o;
+  o.bookmark = "x";
+  o.dry_run = true;
+  const tether::engine::Plan saved = tether::engine::plan_from_json(
+      tether::engine::new_workspace(*d.open(), o).plan.to_json(), "new", tether::engine::required_preconditions("new"),
+      "new.json");
+  auto apply = [&](const tether::engine::Plan& p) {
+    tether::engine::NewOptions a;
+    a.saved = p;
+    return tether::engine::new_workspace(*d.open(), a);
+  };
+  const std::string head = git_out(d.ds, {"rev-parse", "HEAD"});
+  const auto before = d.open()->workspace().bookmark;
+
+  tether::engine::Plan bad = saved;
+  bad.context["bookmark"] = 42;
+  CHECK_THROWS_WITH_AS(apply(bad), "the new plan's \"bookmark\" is neither a string nor null; re-run the plan",
+                       tether::StalePlanError);
+  bad = saved;
+  bad.context["eager"] = 1;
+  CHECK_THROWS_WITH_AS(apply(bad), "the new plan's \"eager\" is not true or false; re-run the plan", tether::StalePlanError);
+  CHECK(d.open()->workspace().bookmark == before);
+  CHECK(git_out(d.ds, {"branch", "--list", "x"}).empty());
+  CHECK(git_out(d.ds, {"rev-parse", "HEAD"}) == head);
+
+  const auto r = apply(saved);
+  CHECK(r.applied);
+  CHECK(r.bookmark == std::optional<std::string>("x"));
+}

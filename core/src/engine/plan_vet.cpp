@@ -74,7 +74,7 @@ void vet_saved_plan(Context& cx, const Plan& plan) {
 
   // `pull` is set only by `tether pull`, which never saves its commit plan; it would skip the
   // state check below and move objects off their `at`.
-  if (plan.command == "commit" && plan.context.value("pull", false))
+  if (plan.command == "commit" && commit_plan_pulls(plan))
     refuse(plan, "claims to be a pull's commit, which is never saved");
 
   for (const auto& a : plan.actions) {

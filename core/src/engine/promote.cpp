@@ -52,6 +52,45 @@ std::optional<Json> landed_state(const OpEntry& e, const std::string& key) {
   return std::nullopt;
 }
 
+// What a promote plan decided (its context): the options it was planned with (revision,
+// strategy, message, the keys named), the manifests, checkout and bookmark commit it was made
+// against, and the keys whose base was already at the target.
+struct PromotePayload {
+  std::optional<std::string> rev;
+  std::string strategy, message;
+  std::vector<std::string> subset;
+  std::string manifest_hash, workspace_id;
+  std::optional<std::string> bookmark, bookmark_commit;
+  std::vector<std::string> current;
+
+  bool operator==(const PromotePayload&) const = default;
+  Json to_json() const {
+    return Json{{"rev", string_or_null(rev)},
+                {"strategy", strategy},
+                {"message", message},
+                {"subset", subset},
+                {"manifest_hash", manifest_hash},
+                {"workspace_id", workspace_id},
+                {"bookmark", string_or_null(bookmark)},
+                {"bookmark_commit", string_or_null(bookmark_commit)},
+                {"current", current}};
+  }
+  static PromotePayload from(const Plan& plan) {
+    const Json& c = plan_context(plan, "promote");
+    PromotePayload p;
+    p.rev = nullable_string(c, "rev", "promote");
+    p.strategy = required_string(c, "strategy", "promote");
+    p.message = required_string(c, "message", "promote");
+    p.subset = required_strings(c, "subset", "promote");
+    p.manifest_hash = required_string(c, "manifest_hash", "promote");
+    p.workspace_id = required_string(c, "workspace_id", "promote");
+    p.bookmark = nullable_string(c, "bookmark", "promote");
+    p.bookmark_commit = nullable_string(c, "bookmark_commit", "promote");
+    p.current = required_strings(c, "current", "promote");
+    return p;
+  }
+};
+
 }  // namespace
 
 PromoteReport promote(Repo& repo, const PromoteOptions& opt) {
@@ -71,16 +110,12 @@ PromoteReport promote(Repo& repo, const PromoteOptions& opt) {
 // reports why and touches nothing.
 static Plan rederive_promote(Context& cx, const Plan& saved) {
   check_preconditions(cx, saved);
-  const Json& ctx = saved.context;
+  const PromotePayload ctx = PromotePayload::from(saved);
   PromoteOptions o;
-  try {
-    for (const auto& k : ctx.value("subset", Json::array())) o.keys.push_back(k.get<std::string>());
-    if (ctx.contains("rev") && ctx["rev"].is_string()) o.rev = ctx["rev"].get<std::string>();
-    o.strategy = ctx.value("strategy", std::string("auto"));
-    if (ctx.contains("message") && ctx["message"].is_string()) o.message = ctx["message"].get<std::string>();
-  } catch (const Json::exception&) {
-    throw StalePlanError("the saved promote plan's options are malformed; re-run the plan");
-  }
+  o.keys = ctx.subset;
+  o.rev = ctx.rev;
+  o.strategy = ctx.strategy;
+  o.message = ctx.message;
   Plan fresh = plan_promote(cx, o);
   if (fresh.writes() == 0) return fresh;
   auto moves = [](const Plan& p) {
@@ -90,7 +125,7 @@ static Plan rederive_promote(Context& cx, const Plan& saved) {
     return out;
   };
   Json want = moves(saved), have = moves(fresh);
-  if (want != have || saved.context != fresh.context) {
+  if (want != have || !(ctx == PromotePayload::from(fresh))) {
     std::string where = "its context";
     for (std::size_t i = 0; i < std::max(want.size(), have.size()); ++i)
       if (i >= want.size() || i >= have.size() || want[i] != have[i]) {
@@ -128,7 +163,7 @@ struct PromotePlanner {
   bool on_trunk = false;
   std::vector<std::string> selected;  // the keys planned, sorted
   std::map<std::string, Probe> probes;
-  Json current = Json::array();  // keys whose base is already at the target
+  PromotePayload ctx;  // the plan's context, written once its `current` keys are known
 
   PromotePlanner(Context& r, const PromoteOptions& o) : cx(r), opt(o) {}
 
@@ -142,7 +177,7 @@ struct PromotePlanner {
     select();
     probe_heads();
     for (const auto& key : selected) plan_object(key);
-    plan.context["current"] = current;
+    plan.context = ctx.to_json();
     refuse_shared_bases();
     collapse_shared_writes();
     preflight();
@@ -164,15 +199,7 @@ struct PromotePlanner {
       if (auto it = bookmarks.find(*bookmark); it != bookmarks.end()) bookmark_commit = it->second;
     const std::string message = opt.message.value_or("tether promote " + (opt.rev ? *opt.rev : ws.short_id()));
     const std::string mhash = model::manifest_hash(objects);
-    plan.context = Json{{"rev", opt.rev ? Json(*opt.rev) : Json(nullptr)},
-                        {"strategy", opt.strategy},
-                        {"message", message},
-                        {"subset", opt.keys},
-                        {"manifest_hash", mhash},
-                        {"workspace_id", ws.workspace_id},
-                        {"bookmark", bookmark ? Json(*bookmark) : Json(nullptr)},
-                        {"bookmark_commit", bookmark_commit ? Json(*bookmark_commit) : Json(nullptr)},
-                        {"current", Json::array()}};
+    ctx = PromotePayload{opt.rev, opt.strategy, message, opt.keys, mhash, ws.workspace_id, bookmark, bookmark_commit, {}};
     const std::string here = bookmark ? *bookmark : "no bookmark";
     plan.preconditions.push_back({"workspace_id", ws.workspace_id, "", Json::object(),
                                   "this promote plan was made in another checkout; re-run the plan here"});
@@ -247,7 +274,7 @@ struct PromotePlanner {
     const Json base = probes.count(key) ? *probes[key].base : b.fingerprint(without_at(m.locator), std::nullopt, key);
     if (b.same(start->target_state, base)) {
       plan.notes.push_back(key + ": base already at the target");
-      current.push_back(key);
+      ctx.current.push_back(key);  // its base is already at the target
       return;
     }
     if (!plan_move(m, caps, *start, base)) return;
@@ -499,24 +526,18 @@ struct PromoteApplier {
   Context& cx;
   const Plan& plan;
   const OpEntry* resume;
-  const Json& ctx;
+  const PromotePayload ctx;
   PromoteReport rep;
-  std::optional<std::string> rev;
-  std::string message;
-  bool subset = false;
   std::vector<const PlanAction*> merges, ffs;
   bool any_writes = false;
   OpLog oplog;
   std::string op_id;
 
   PromoteApplier(Context& r, const Plan& p, const OpEntry* re)
-      : cx(r), plan(p), resume(re), ctx(p.context), oplog(op_log(r)) {}
+      : cx(r), plan(p), resume(re), ctx(PromotePayload::from(p)), oplog(op_log(r)) {}
 
   PromoteReport run() {
     rep.plan = plan;
-    if (ctx["rev"].is_string()) rev = ctx["rev"].get<std::string>();
-    message = ctx.value("message", std::string("tether promote"));
-    subset = !ctx.value("subset", Json::array()).empty();
     sort_actions();
     begin_journal();
     land(merges, true);
@@ -603,7 +624,7 @@ struct PromoteApplier {
           throw TetherError(a.target + " is at " + model::short_state(now) + ", neither where the interrupted promote found it (" +
                             model::short_state(base) + ") nor where it was taking it; left as it is -- land it with " +
                             "`tether promote " + a.key + "` or by hand");
-        if (merge) return b.merge(loc, src, message, sdk::Expected::at(now), a.key);
+        if (merge) return b.merge(loc, src, ctx.message, sdk::Expected::at(now), a.key);
         return b.promote(loc, src, sdk::Expected::at(now), a.key);
       }
     }
@@ -613,7 +634,7 @@ struct PromoteApplier {
                                {"op", merge ? "merge" : "fast-forward"},
                                {"from", base},
                                {"to", merge ? Json(nullptr) : target}});
-    if (merge) return b.merge(loc, src, message, sdk::Expected::at(base), a.key);
+    if (merge) return b.merge(loc, src, ctx.message, sdk::Expected::at(base), a.key);
     return b.promote(loc, src, sdk::Expected::at(base), a.key);
   }
 
@@ -730,15 +751,13 @@ struct PromoteApplier {
   // The trunk follows a bookmark that landed whole.
   void move_trunk() {
     const std::string trunk = cx.config.trunk();
-    std::optional<std::string> bookmark;
-    if (ctx["bookmark"].is_string()) bookmark = ctx["bookmark"].get<std::string>();
-    bool landed_something = !rep.fast_forwarded.empty() || !ctx.value("current", Json::array()).empty();
-    if (!(landed_something && bookmark && *bookmark != trunk && !rev && !subset && rep.refused.empty() && rep.held.empty() &&
-          rep.merged.empty() && rep.failed.empty() && rep.rolled_back.empty()))
+    const std::optional<std::string>& bookmark = ctx.bookmark;
+    bool landed_something = !rep.fast_forwarded.empty() || !ctx.current.empty();
+    if (!(landed_something && bookmark && *bookmark != trunk && !ctx.rev && ctx.subset.empty() && rep.refused.empty() &&
+          rep.held.empty() && rep.merged.empty() && rep.failed.empty() && rep.rolled_back.empty()))
       return;
     auto& vcs = *cx.vcs;
-    std::string commit = ctx["bookmark_commit"].is_string() ? ctx["bookmark_commit"].get<std::string>()
-                                                            : vcs.head().value_or("");
+    std::string commit = ctx.bookmark_commit ? *ctx.bookmark_commit : vcs.head().value_or("");
     auto bms = vcs.bookmarks();
     auto t = bms.find(trunk);
     if (commit.empty() || (t != bms.end() && t->second == commit)) return;
@@ -835,8 +854,11 @@ static std::optional<std::vector<PromoteMove>> promote_moves(const Undoer& u) {
     if ((action == "fast-forward" || action == "merge") && p.contains("state")) landed[key] = p["state"];
     if (action == "rewind") rewound.insert(key);
   }
-  for (const char* table : {"fast_forwarded", "merged"})
-    for (const auto& [key, st] : u.target.result.value(table, Json::object()).items()) landed[key] = st;
+  for (const char* table : {"fast_forwarded", "merged"}) {
+    // Held in a local: a range-for over `.value(...).items()` iterates a destroyed temporary.
+    const Json moved = u.target.result.value(table, Json::object());
+    for (const auto& [key, st] : moved.items()) landed[key] = st;
+  }
   std::vector<PromoteMove> out;
   for (const auto& a : plan_it->value("actions", Json::array())) {
     if (!a.is_object()) continue;

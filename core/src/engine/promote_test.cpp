@@ -3,7 +3,10 @@
 // a dry run moves nothing. Real git, the memory backend in process.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/testing/dataset.hpp"
+#include "tether/errors.hpp"
 #include "tether/testing/errors.hpp"
 #include "tether/engine/new.hpp"
 #include "tether/engine/promote.hpp"
@@ -98,4 +101,35 @@ TEST_CASE("a refused object holds every other move: nothing lands, the trunk sta
   const auto whole = promote(b.ds);
   REQUIRE(whole.trunk_moved);
   CHECK(b.ds.git({"rev-parse", "main"}) == b.ds.git({"rev-parse", "x"}));
+}
+
+TEST_CASE("a saved promote plan whose context has a field of the wrong type is refused, naming the field") {
+  Bookmarked b;
+  const Plan saved = plan_from_json(promote(b.ds, "auto", {}, /*dry_run=*/true).plan.to_json(), "promote",
+                                    required_preconditions("promote"), "promote.json");
+  auto apply = [&](const Plan& p) {
+    PromoteOptions o;
+    o.saved = p;
+    return tether::engine::promote(*b.ds.open(), o);
+  };
+
+  Plan bad = saved;
+  bad.context["subset"] = nlohmann::json::array({"a", 1});
+  CHECK_THROWS_WITH_AS(apply(bad), "the promote plan's \"subset\" holds something other than a string; re-run the plan",
+                       tether::StalePlanError);
+  bad = saved;
+  bad.context["current"] = nlohmann::json::object();
+  CHECK_THROWS_WITH_AS(apply(bad), "the promote plan's \"current\" is not a list; re-run the plan", tether::StalePlanError);
+  bad = saved;
+  bad.context["rev"] = false;
+  CHECK_THROWS_WITH_AS(apply(bad), "the promote plan's \"rev\" is neither a string nor null; re-run the plan",
+                       tether::StalePlanError);
+  CHECK(b.main_of("sys1") == "sys1:s0");
+  CHECK(b.ds.git({"rev-parse", "main"}) == b.trunk0);
+
+  const auto r = apply(saved);
+  CHECK(r.applied);
+  CHECK(r.fast_forwarded.size() == 2);
+  CHECK(b.main_of("sys1") == b.wa);
+  CHECK(b.ds.git({"rev-parse", "main"}) == b.bookmark_commit);
 }

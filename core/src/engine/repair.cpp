@@ -53,6 +53,18 @@ std::string incomplete_note(const OpEntry& e) {
              "by `gc`, branches it made are judged by `gc --prune-bookmarks`";
 }
 
+// What a repair plan decided (its context): the checkout it was made in and --all-history.
+struct RepairPayload {
+  std::string workspace_id;
+  bool all_history = false;
+
+  Json to_json() const { return Json{{"workspace_id", workspace_id}, {"all_history", all_history}}; }
+  static RepairPayload from(const Plan& plan) {
+    const Json& c = plan_context(plan, "repair");
+    return RepairPayload{required_string(c, "workspace_id", "repair"), required_bool(c, "all_history", "repair")};
+  }
+};
+
 }  // namespace
 
 RepairResult repair(Repo& repo, const RepairOptions& opt) {
@@ -66,7 +78,7 @@ RepairResult repair(Repo& repo, const RepairOptions& opt) {
         check_preconditions(cx, p);
         // Planned again: the locators, states and pin ids it repins are then the manifests'.
         RepairOptions again;
-        again.all_history = p.context.value("all_history", false);
+        again.all_history = RepairPayload::from(p).all_history;
         require_rederived(p, plan_repair(cx, again));
       },
       [&] { return plan_repair(cx, opt); },
@@ -79,7 +91,7 @@ static Plan plan_repair(Context& cx, const RepairOptions& opt) {
   Plan plan;
   plan.command = "repair";
   plan.created_at = now_iso_seconds(cx);
-  plan.context = Json{{"workspace_id", cx.workspace->workspace_id}, {"all_history", opt.all_history}};
+  plan.context = RepairPayload{cx.workspace->workspace_id, opt.all_history}.to_json();
   plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
                                 "this repair plan was made in another checkout; re-run the plan here"});
   plan.preconditions.push_back({"history_digest", cx.vcs->history_digest(), "", Json::object(),

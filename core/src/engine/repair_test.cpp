@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/errors.hpp"
 #include "tether/engine/repair.hpp"
 #include "tether/engine/new.hpp"
 #include "tether/engine/verify.hpp"
@@ -60,4 +61,26 @@ TEST_CASE("repair forks a working branch the store lost") {
   REQUIRE(r.reforked.count("m") == 1);
   CHECK(r.reforked.at("m") == fork);
   CHECK(ds.branches("sys1").at(fork) == "sys1:s0");
+}
+
+TEST_CASE("a saved repair plan whose context has a field of the wrong type is refused, naming the field") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  const std::string pin = *ds.commit("first").pinned.at("m");
+  ds.untag("sys1", pin);
+  const Plan saved = plan_from_json(repair(ds, true).plan.to_json(), "repair", required_preconditions("repair"), "repair.json");
+  auto apply = [&](const Plan& p) {
+    RepairOptions o;
+    o.saved = p;
+    return tether::engine::repair(*ds.open(), o);
+  };
+
+  Plan bad = saved;
+  bad.context["all_history"] = "yes";
+  CHECK_THROWS_WITH_AS(apply(bad), "the repair plan's \"all_history\" is not true or false; re-run the plan",
+                       tether::StalePlanError);
+  CHECK(ds.tags("sys1").empty());
+
+  CHECK(apply(saved).repinned.size() == 1);
+  CHECK(ds.tags("sys1") == std::map<std::string, std::string>{{pin, "sys1:s0"}});
 }

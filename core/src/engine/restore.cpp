@@ -23,6 +23,30 @@ namespace tether::engine {
 static RestoreResult apply_restore(Context& cx, const Plan& plan);
 static Plan plan_restore(Context& cx, const RestoreOptions& opt);
 
+namespace {
+// What a restore plan decided (its context): the revision as given and the commit it
+// resolved to, --discard, and the manifests and checkout it was made against.
+struct RestorePayload {
+  std::string from_rev, from_commit, manifest_hash, workspace_id;
+  bool discard = false;
+
+  Json to_json() const {
+    return Json{{"from_rev", from_rev},           {"from_commit", from_commit}, {"discard", discard},
+                {"manifest_hash", manifest_hash}, {"workspace_id", workspace_id}};
+  }
+  static RestorePayload from(const Plan& plan) {
+    const Json& c = plan_context(plan, "restore");
+    RestorePayload p;
+    p.from_rev = required_string(c, "from_rev", "restore");
+    p.from_commit = required_string(c, "from_commit", "restore");
+    p.discard = required_bool(c, "discard", "restore");
+    p.manifest_hash = required_string(c, "manifest_hash", "restore");
+    p.workspace_id = required_string(c, "workspace_id", "restore");
+    return p;
+  }
+};
+}  // namespace
+
 // ---- restore -----------------------------------------------------------------------------------
 
 RestoreResult restore(Repo& repo, const RestoreOptions& opt) {
@@ -34,9 +58,10 @@ RestoreResult restore(Repo& repo, const RestoreOptions& opt) {
   // manifests, pins and states it restores from are then that commit's, not the file's.
   auto rederive = [&](const Plan& p) {
     check_preconditions(cx, p);
+    const RestorePayload ctx = RestorePayload::from(p);
     RestoreOptions again;
-    again.from = p.context.value("from_commit", std::string());
-    again.discard = p.context.value("discard", false);
+    again.from = ctx.from_commit;
+    again.discard = ctx.discard;
     for (const auto& a : p.actions)
       if (!a.key.empty() && std::find(again.keys.begin(), again.keys.end(), a.key) == again.keys.end())
         again.keys.push_back(a.key);
@@ -46,7 +71,7 @@ RestoreResult restore(Repo& repo, const RestoreOptions& opt) {
   RestoreResult r = run_planned<RestoreResult>(
       opt.saved, opt.dry_run, rederive, [&] { return plan_restore(cx, opt); },
       [&](const Plan& p) { return apply_restore(cx, p); });
-  if (r.from.empty()) r.from = r.plan.context.value("from_rev", opt.from);
+  if (r.from.empty()) r.from = RestorePayload::from(r.plan).from_rev;
   return r;
 }
 
@@ -81,8 +106,7 @@ struct RestorePlanner {
     std::string commit = cx.vcs->resolve(opt.from);
     then = manifests_at(cx, commit);
     std::string mhash = model::manifest_hash(cx.manifests);
-    plan.context = Json{{"from_rev", opt.from},         {"from_commit", commit}, {"discard", opt.discard},
-                        {"manifest_hash", mhash},       {"workspace_id", ws.workspace_id}};
+    plan.context = RestorePayload{opt.from, commit, mhash, ws.workspace_id, opt.discard}.to_json();
     plan.preconditions.push_back({"manifest_hash", mhash, "", Json::object(), "manifests changed since the plan was made; re-run the plan"});
     plan.preconditions.push_back({"workspace_id", ws.workspace_id, "", Json::object(),
                                   "this restore plan was made in another checkout; re-run the plan here"});
@@ -203,9 +227,10 @@ static RestoreResult apply_restore(Context& cx, const Plan& plan) {
   for (const auto& a : plan.actions)
     if (a.op == "refuse") refusals.push_back(a.key + ": " + a.detail);
   if (!refusals.empty()) throw TetherError("cannot restore:\n  " + join(refusals, "\n  "));
+  const RestorePayload ctx = RestorePayload::from(plan);
   RestoreResult res;
   res.plan = plan;
-  res.from = plan.context.value("from_rev", std::string());
+  res.from = ctx.from_rev;
   Json heads = Json::object();
   for (const auto& a : plan.actions)
     if (a.params.contains("head")) heads[a.key] = a.params["head"];
@@ -245,7 +270,7 @@ static RestoreResult apply_restore(Context& cx, const Plan& plan) {
   oplog.end(op_id, Json{{"created", created},
                         {"reset", reset},
                         {"working_refs", res.working_refs},
-                        {"from_commit", plan.context.value("from_commit", std::string())}});
+                        {"from_commit", ctx.from_commit}});
   res.applied = true;
   return res;
 }

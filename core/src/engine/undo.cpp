@@ -214,6 +214,24 @@ std::size_t pick_target(const std::vector<OpEntry>& entries, const std::optional
   return at;
 }
 
+// What an undo plan decided (its context): the operation it reverses, that operation's
+// command and summary as the log told them, and --discard.
+struct UndoPayload {
+  std::string target, command, summary;
+  bool discard = false;
+
+  Json to_json() const { return Json{{"target", target}, {"command", command}, {"summary", summary}, {"discard", discard}}; }
+  static UndoPayload from(const Plan& plan) {
+    const Json& c = plan_context(plan, "undo");
+    UndoPayload p;
+    p.target = required_string(c, "target", "undo");
+    p.command = required_string(c, "command", "undo");
+    p.summary = required_string(c, "summary", "undo");
+    p.discard = required_bool(c, "discard", "undo");
+    return p;
+  }
+};
+
 }  // namespace
 
 static Plan plan_undo(Context& cx, const UndoOptions& opt) {
@@ -223,8 +241,7 @@ static Plan plan_undo(Context& cx, const UndoOptions& opt) {
   Plan plan;
   plan.command = "undo";
   plan.created_at = now_iso_seconds(cx);
-  plan.context = Json{{"target", target.id}, {"command", target.command}, {"summary", op_summary(target)},
-                      {"discard", opt.discard}};
+  plan.context = UndoPayload{target.id, target.command, op_summary(target), opt.discard}.to_json();
   auto head = cx.vcs->head();
   plan.preconditions.push_back({"workspace_id", cx.workspace->workspace_id, "", Json::object(),
                                 "the undo plan belongs to checkout " + cx.workspace->short_id() + "; this is {observed}"});
@@ -244,8 +261,9 @@ static UndoResult apply_undo(Context& cx, const Plan& plan) {
   auto lock = lock_checkout(cx);
   auto repo_lock = lock_repository(cx);
   OpLog oplog = op_log(cx);
+  const UndoPayload ctx = UndoPayload::from(plan);
   const auto entries = read_ops(cx);
-  const std::string id = plan.context.value("target", std::string());
+  const std::string& id = ctx.target;
   auto found = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return e.id == id; });
   if (found == entries.end()) throw StalePlanError("operation '" + id + "' is no longer in this workspace's log; re-run the plan");
   const std::size_t at = static_cast<std::size_t>(found - entries.begin());
@@ -254,10 +272,10 @@ static UndoResult apply_undo(Context& cx, const Plan& plan) {
     throw StalePlanError(target.id + " was undone by " + target.undone_by.get<std::string>() +
                          " since the undo plan was made; re-run the plan");
   const UndoHandler* handler = undo_handler(target.command);
-  if (!handler || target.command != plan.context.value("command", std::string()))
+  if (!handler || target.command != ctx.command)
     throw StalePlanError("the undo plan was made for another operation; re-run the plan");
 
-  Undoer u = Undoer::of(cx, entries, at, plan.context.value("discard", false));
+  Undoer u = Undoer::of(cx, entries, at, ctx.discard);
   UndoResult res;
   res.plan = plan;
   res.undone = target.id;
@@ -296,10 +314,10 @@ static UndoResult apply_undo(Context& cx, const Plan& plan) {
 UndoResult undo(Repo& repo, const UndoOptions& opt) {
   Context& cx = Context::of(repo);
   if (opt.saved) {  // the saved plan names its target and whether it discards
-    const std::string target = opt.saved->context.value("target", std::string());
-    if (opt.op_id && *opt.op_id != target)
-      throw ConfigError("the plan in " + opt.saved_from + " undoes " + target + ", not " + *opt.op_id);
-    if (opt.discard && !opt.saved->context.value("discard", false))
+    const UndoPayload ctx = UndoPayload::from(*opt.saved);
+    if (opt.op_id && *opt.op_id != ctx.target)
+      throw ConfigError("the plan in " + opt.saved_from + " undoes " + ctx.target + ", not " + *opt.op_id);
+    if (opt.discard && !ctx.discard)
       throw ConfigError("the plan in " + opt.saved_from + " was made without --discard; re-run the plan with it");
   }
   auto lock = lock_checkout(cx);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/errors.hpp"
 #include "tether/engine/undo.hpp"
 #include "engine/testing/faulty_vcs.hpp"
 #include "tether/testing/errors.hpp"
@@ -90,6 +91,39 @@ TEST_CASE("an undo whose VCS step fails leaves the commit and the entry as they 
   CHECK(ds.head() == head);
   // Not recorded as undone: a plain undo afterwards still takes it back.
   const auto r = undo(ds);
+  CHECK(r.command == "commit");
+  CHECK(ds.head() != head);
+}
+
+TEST_CASE("a saved undo plan whose context has a field of the wrong type is refused, naming the field") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  commit(ds, "first");
+  const std::string head = ds.head();
+  const Plan saved = plan_from_json(undo(ds, std::nullopt, /*dry_run=*/true).plan.to_json(), "undo",
+                                    required_preconditions("undo"), "undo.json");
+  auto apply = [&](const Plan& p) {
+    UndoOptions o;
+    o.saved = p;
+    o.saved_from = "undo.json";
+    return tether::engine::undo(*ds.open(), o);
+  };
+  const auto log = ds.op_log();
+
+  Plan bad = saved;
+  bad.context["target"] = 42;
+  CHECK_THROWS_WITH_AS(apply(bad), "the undo plan's \"target\" is not a string; re-run the plan", tether::StalePlanError);
+  bad = saved;
+  bad.context["discard"] = nullptr;
+  CHECK_THROWS_WITH_AS(apply(bad), "the undo plan's \"discard\" is not true or false; re-run the plan", tether::StalePlanError);
+  bad = saved;
+  bad.context.erase("command");
+  CHECK_THROWS_WITH_AS(apply(bad), "the undo plan's \"command\" is missing; re-run the plan", tether::StalePlanError);
+  CHECK(ds.head() == head);
+  CHECK(ds.op_log() == log);
+
+  const auto r = apply(saved);
+  CHECK(r.applied);
   CHECK(r.command == "commit");
   CHECK(ds.head() != head);
 }
