@@ -19,18 +19,6 @@ id=$(sed -n 's/^id = "\(.*\)"$/\1/p' tether.toml)
 OUTSIDE=$(fingerprint "$TMP/attacker")
 mkdir -p "$TMP/plans"
 
-# reseal IN OUT PYTHON: OUT is IN edited by PYTHON (over `p`), with the digest recomputed as
-# tether computes it, so that only the edit itself can give it away.
-reseal() {
-  python3 - "$1" "$2" "$3" <<'PY'
-import hashlib, json, sys
-p = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-p.pop("digest", None)
-p["digest"] = hashlib.sha256(json.dumps(p, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()).hexdigest()
-json.dump(p, open(sys.argv[2], "w"), indent=2)
-PY
-}
 # refused PLAN PATTERN CMD...: the command refuses the plan with one error line matching PATTERN
 # and changes nothing in the dataset, the store or the attacker's repository.
 refused() {

@@ -14,17 +14,6 @@ attacker_memory_dataset
 victim_clone
 mkdir -p "$TMP/plans"
 
-# reseal IN OUT PYTHON: OUT is IN edited by PYTHON (over `p`), its digest recomputed.
-reseal() {
-  python3 - "$1" "$2" "$3" <<'PY'
-import hashlib, json, sys
-p = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-p.pop("digest", None)
-p["digest"] = hashlib.sha256(json.dumps(p, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()).hexdigest()
-json.dump(p, open(sys.argv[2], "w"), indent=2)
-PY
-}
 # refused LINE CMD...: the command refuses with exactly `error: LINE` and changes nothing in
 # the dataset or the store.
 refused() {
@@ -55,7 +44,7 @@ eq "$(git log -1 --format=%s)" "moved" "the saved commit's message"
 # ---- new --------------------------------------------------------------------------------------
 ok tether new -b feature --plan "$TMP/plans/new.json"
 reseal "$TMP/plans/new.json" "$TMP/plans/new-bookmark.json" 'p["context"]["bookmark"] = 42'
-refused "the new plan's \"bookmark\" is neither a string nor null; re-run the plan" new --from-plan "$TMP/plans/new-bookmark.json"
+refused "the new plan's \"bookmark\" is not a string or null; re-run the plan" new --from-plan "$TMP/plans/new-bookmark.json"
 reseal "$TMP/plans/new.json" "$TMP/plans/new-create.json" 'p["context"]["create"] = "yes"'
 refused "the new plan's \"create\" is not true or false; re-run the plan" new --from-plan "$TMP/plans/new-create.json"
 ok tether new --from-plan "$TMP/plans/new.json"
@@ -73,7 +62,7 @@ refused "the restore plan's \"discard\" is not true or false; re-run the plan" \
 # ---- promote ----------------------------------------------------------------------------------
 ok tether promote --plan "$TMP/plans/promote.json"
 reseal "$TMP/plans/promote.json" "$TMP/plans/promote-subset.json" 'p["context"]["subset"] = ["db", 1]'
-refused "the promote plan's \"subset\" holds something other than a string; re-run the plan" \
+refused "the promote plan's \"subset\" is not a list of strings; re-run the plan" \
   promote --from-plan "$TMP/plans/promote-subset.json"
 
 # ---- repair -----------------------------------------------------------------------------------

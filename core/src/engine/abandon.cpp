@@ -26,61 +26,6 @@ namespace tether::engine {
 
 namespace {
 
-// A saved plan's context comes from outside (a file a user or a clone hands in): each field is
-// read with its type checked, and a missing or mistyped one is refused naming the command and
-// the field, instead of surfacing as a json exception or a silent default. Kept file-local, the
-// same in drop/abandon/gc/forget_workspace.cpp, until the shared readers of internal.hpp land.
-struct ContextReader {
-  const Json& context;
-  const char* command;
-
-  [[noreturn]] void refuse(const char* key, const char* what) const {
-    throw StalePlanError(std::string("the ") + command + " plan's \"" + key + "\" " + what + "; re-run the plan");
-  }
-  const Json* find(const char* key) const {
-    if (!context.is_object())
-      throw StalePlanError(std::string("the ") + command + " plan's context is not an object; re-run the plan");
-    auto it = context.find(key);
-    return it == context.end() ? nullptr : &*it;
-  }
-  const Json& at(const char* key) const {
-    const Json* v = find(key);
-    if (!v) refuse(key, "is missing");
-    return *v;
-  }
-  std::string string(const char* key) const {
-    const Json& v = at(key);
-    if (!v.is_string()) refuse(key, "is not a string");
-    return v.get<std::string>();
-  }
-  std::optional<std::string> string_or_null(const char* key) const {
-    const Json& v = at(key);
-    if (v.is_null()) return std::nullopt;
-    if (!v.is_string()) refuse(key, "is not a string or null");
-    return v.get<std::string>();
-  }
-  bool boolean(const char* key) const {
-    const Json& v = at(key);
-    if (!v.is_boolean()) refuse(key, "is not true or false");
-    return v.get<bool>();
-  }
-  std::size_t count(const char* key) const {
-    const Json& v = at(key);
-    if (!v.is_number_unsigned()) refuse(key, "is not a count");
-    return v.get<std::size_t>();
-  }
-  std::vector<std::string> strings(const char* key) const {
-    const Json& v = at(key);
-    if (!v.is_array()) refuse(key, "is not a list of strings");
-    std::vector<std::string> out;
-    for (const auto& s : v) {
-      if (!s.is_string()) refuse(key, "is not a list of strings");
-      out.push_back(s.get<std::string>());
-    }
-    return out;
-  }
-};
-
 // What an abandon plan decided (its context): the commits, whether gc follows, and what the
 // plan reviewed.
 struct AbandonPayload {

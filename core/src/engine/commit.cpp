@@ -50,14 +50,14 @@ struct CommitPayload {
                 {"workspace_id", workspace_id}, {"pull", pull},                   {"no_vcs", no_vcs}};
   }
   static CommitPayload from(const Plan& plan) {
-    const Json& c = plan_context(plan, "commit");
+    const ContextReader c{plan.context, "commit"};
     CommitPayload p;
-    p.message = required_string(c, "message", "commit");
-    p.manifest_hash = required_string(c, "manifest_hash", "commit");
-    p.states = required_object(c, "states", "commit");
-    p.workspace_id = required_string(c, "workspace_id", "commit");
-    p.pull = required_bool(c, "pull", "commit");
-    p.no_vcs = required_bool(c, "no_vcs", "commit");
+    p.message = c.string("message");
+    p.manifest_hash = c.string("manifest_hash");
+    p.states = c.object("states");
+    p.workspace_id = c.string("workspace_id");
+    p.pull = c.boolean("pull");
+    p.no_vcs = c.boolean("no_vcs");
     return p;
   }
 };

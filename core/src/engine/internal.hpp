@@ -44,54 +44,66 @@ bool bool_of(const Json& j, const char* key);
 std::vector<std::string> strings_of(const Json& j, const char* key);  // the strings of an array
 
 // Typed reads of a plan's context into its command's payload struct (each command keeps one in
-// its file). A saved plan is untrusted input, so a field that is missing or of another type is
-// refused with one line naming the plan and the field -- `the commit plan's "states" is not an
-// object; re-run the plan` -- where a json exception or a silent default would otherwise be.
-// `command` names the plan; `context` is a plan's context, checked by plan_context first.
-[[noreturn]] inline void refuse_plan_field(const std::string& command, const char* key, const char* problem) {
-  throw StalePlanError("the " + command + " plan's \"" + key + "\" " + problem + "; re-run the plan");
-}
-inline const Json& plan_context(const Plan& plan, const std::string& command) {
-  if (!plan.context.is_object()) throw StalePlanError("the " + command + " plan's context is not an object; re-run the plan");
-  return plan.context;
-}
-inline const Json& plan_field(const Json& context, const char* key, const std::string& command) {
-  auto it = context.find(key);
-  if (it == context.end()) refuse_plan_field(command, key, "is missing");
-  return *it;
-}
-inline std::string required_string(const Json& context, const char* key, const std::string& command) {
-  const Json& v = plan_field(context, key, command);
-  if (!v.is_string()) refuse_plan_field(command, key, "is not a string");
-  return v.get<std::string>();
-}
-inline bool required_bool(const Json& context, const char* key, const std::string& command) {
-  const Json& v = plan_field(context, key, command);
-  if (!v.is_boolean()) refuse_plan_field(command, key, "is not true or false");
-  return v.get<bool>();
-}
-// A field the planner writes as a string or null (an option not given).
-inline std::optional<std::string> nullable_string(const Json& context, const char* key, const std::string& command) {
-  const Json& v = plan_field(context, key, command);
-  if (v.is_null()) return std::nullopt;
-  if (!v.is_string()) refuse_plan_field(command, key, "is neither a string nor null");
-  return v.get<std::string>();
-}
-inline std::vector<std::string> required_strings(const Json& context, const char* key, const std::string& command) {
-  const Json& v = plan_field(context, key, command);
-  if (!v.is_array()) refuse_plan_field(command, key, "is not a list");
-  std::vector<std::string> out;
-  for (const auto& e : v) {
-    if (!e.is_string()) refuse_plan_field(command, key, "holds something other than a string");
-    out.push_back(e.get<std::string>());
+// its file, with `from(const Plan&)` reading it through a ContextReader once). A saved plan is
+// untrusted input, so a field that is missing or of another type is refused with one line
+// naming the plan and the field -- `the commit plan's "states" is not an object; re-run the
+// plan` -- where a json exception or a silent default would otherwise be.
+struct ContextReader {
+  const Json& context;
+  const std::string command;  // names the plan in the refusal
+
+  [[noreturn]] void refuse(const char* key, const char* what) const {
+    throw StalePlanError("the " + command + " plan's \"" + key + "\" " + what + "; re-run the plan");
   }
-  return out;
-}
-inline std::map<std::string, Json> required_object(const Json& context, const char* key, const std::string& command) {
-  const Json& v = plan_field(context, key, command);
-  if (!v.is_object()) refuse_plan_field(command, key, "is not an object");
-  return v.get<std::map<std::string, Json>>();
-}
+  // The field, or null when the plan has none (an optional field).
+  const Json* find(const char* key) const {
+    if (!context.is_object()) throw StalePlanError("the " + command + " plan's context is not an object; re-run the plan");
+    auto it = context.find(key);
+    return it == context.end() ? nullptr : &*it;
+  }
+  const Json& at(const char* key) const {
+    const Json* v = find(key);
+    if (!v) refuse(key, "is missing");
+    return *v;
+  }
+  std::string string(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_string()) refuse(key, "is not a string");
+    return v.get<std::string>();
+  }
+  // A field the planner writes as a string or null (an option not given).
+  std::optional<std::string> string_or_null(const char* key) const {
+    const Json& v = at(key);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_string()) refuse(key, "is not a string or null");
+    return v.get<std::string>();
+  }
+  bool boolean(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_boolean()) refuse(key, "is not true or false");
+    return v.get<bool>();
+  }
+  std::size_t count(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_number_unsigned()) refuse(key, "is not a count");
+    return v.get<std::size_t>();
+  }
+  std::vector<std::string> strings(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_array()) refuse(key, "is not a list of strings");
+    std::vector<std::string> out;
+    for (const auto& e : v) {
+      if (!e.is_string()) refuse(key, "is not a list of strings");
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  }
+  std::map<std::string, Json> object(const char* key) const {
+    const Json& v = at(key);
+    if (!v.is_object()) refuse(key, "is not an object");
+    return v.get<std::map<std::string, Json>>();
+  }
+};
 // The null-or-string field back into the context, as the planner writes it.
 inline Json string_or_null(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
 

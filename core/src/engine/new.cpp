@@ -47,17 +47,17 @@ struct NewPayload {
                 {"workspace_id", workspace_id}};
   }
   static NewPayload from(const Plan& plan) {
-    const Json& c = plan_context(plan, "new");
+    const ContextReader c{plan.context, "new"};
     NewPayload p;
-    p.rev = nullable_string(c, "rev", "new");
-    p.bookmark = nullable_string(c, "bookmark", "new");
-    p.create = required_bool(c, "create", "new");
-    p.shared = required_bool(c, "shared", "new");
-    p.keep = required_bool(c, "keep", "new");
-    p.eager = required_bool(c, "eager", "new");
-    p.discard = required_bool(c, "discard", "new");
-    p.manifest_hash = required_string(c, "manifest_hash", "new");
-    p.workspace_id = required_string(c, "workspace_id", "new");
+    p.rev = c.string_or_null("rev");
+    p.bookmark = c.string_or_null("bookmark");
+    p.create = c.boolean("create");
+    p.shared = c.boolean("shared");
+    p.keep = c.boolean("keep");
+    p.eager = c.boolean("eager");
+    p.discard = c.boolean("discard");
+    p.manifest_hash = c.string("manifest_hash");
+    p.workspace_id = c.string("workspace_id");
     return p;
   }
 };

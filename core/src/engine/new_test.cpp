@@ -239,7 +239,7 @@ TEST_CASE("a saved new plan whose context has a field of the wrong type is refus
 
   tether::engine::Plan bad = saved;
   bad.context["bookmark"] = 42;
-  CHECK_THROWS_WITH_AS(apply(bad), "the new plan's \"bookmark\" is neither a string nor null; re-run the plan",
+  CHECK_THROWS_WITH_AS(apply(bad), "the new plan's \"bookmark\" is not a string or null; re-run the plan",
                        tether::StalePlanError);
   bad = saved;
   bad.context["eager"] = 1;

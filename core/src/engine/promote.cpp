@@ -76,17 +76,17 @@ struct PromotePayload {
                 {"current", current}};
   }
   static PromotePayload from(const Plan& plan) {
-    const Json& c = plan_context(plan, "promote");
+    const ContextReader c{plan.context, "promote"};
     PromotePayload p;
-    p.rev = nullable_string(c, "rev", "promote");
-    p.strategy = required_string(c, "strategy", "promote");
-    p.message = required_string(c, "message", "promote");
-    p.subset = required_strings(c, "subset", "promote");
-    p.manifest_hash = required_string(c, "manifest_hash", "promote");
-    p.workspace_id = required_string(c, "workspace_id", "promote");
-    p.bookmark = nullable_string(c, "bookmark", "promote");
-    p.bookmark_commit = nullable_string(c, "bookmark_commit", "promote");
-    p.current = required_strings(c, "current", "promote");
+    p.rev = c.string_or_null("rev");
+    p.strategy = c.string("strategy");
+    p.message = c.string("message");
+    p.subset = c.strings("subset");
+    p.manifest_hash = c.string("manifest_hash");
+    p.workspace_id = c.string("workspace_id");
+    p.bookmark = c.string_or_null("bookmark");
+    p.bookmark_commit = c.string_or_null("bookmark_commit");
+    p.current = c.strings("current");
     return p;
   }
 };

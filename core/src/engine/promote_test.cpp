@@ -115,14 +115,14 @@ TEST_CASE("a saved promote plan whose context has a field of the wrong type is r
 
   Plan bad = saved;
   bad.context["subset"] = nlohmann::json::array({"a", 1});
-  CHECK_THROWS_WITH_AS(apply(bad), "the promote plan's \"subset\" holds something other than a string; re-run the plan",
+  CHECK_THROWS_WITH_AS(apply(bad), "the promote plan's \"subset\" is not a list of strings; re-run the plan",
                        tether::StalePlanError);
   bad = saved;
   bad.context["current"] = nlohmann::json::object();
-  CHECK_THROWS_WITH_AS(apply(bad), "the promote plan's \"current\" is not a list; re-run the plan", tether::StalePlanError);
+  CHECK_THROWS_WITH_AS(apply(bad), "the promote plan's \"current\" is not a list of strings; re-run the plan", tether::StalePlanError);
   bad = saved;
   bad.context["rev"] = false;
-  CHECK_THROWS_WITH_AS(apply(bad), "the promote plan's \"rev\" is neither a string nor null; re-run the plan",
+  CHECK_THROWS_WITH_AS(apply(bad), "the promote plan's \"rev\" is not a string or null; re-run the plan",
                        tether::StalePlanError);
   CHECK(b.main_of("sys1") == "sys1:s0");
   CHECK(b.ds.git({"rev-parse", "main"}) == b.trunk0);

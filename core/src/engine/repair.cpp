@@ -60,8 +60,8 @@ struct RepairPayload {
 
   Json to_json() const { return Json{{"workspace_id", workspace_id}, {"all_history", all_history}}; }
   static RepairPayload from(const Plan& plan) {
-    const Json& c = plan_context(plan, "repair");
-    return RepairPayload{required_string(c, "workspace_id", "repair"), required_bool(c, "all_history", "repair")};
+    const ContextReader c{plan.context, "repair"};
+    return RepairPayload{c.string("workspace_id"), c.boolean("all_history")};
   }
 };
 

@@ -35,13 +35,13 @@ struct RestorePayload {
                 {"manifest_hash", manifest_hash}, {"workspace_id", workspace_id}};
   }
   static RestorePayload from(const Plan& plan) {
-    const Json& c = plan_context(plan, "restore");
+    const ContextReader c{plan.context, "restore"};
     RestorePayload p;
-    p.from_rev = required_string(c, "from_rev", "restore");
-    p.from_commit = required_string(c, "from_commit", "restore");
-    p.discard = required_bool(c, "discard", "restore");
-    p.manifest_hash = required_string(c, "manifest_hash", "restore");
-    p.workspace_id = required_string(c, "workspace_id", "restore");
+    p.from_rev = c.string("from_rev");
+    p.from_commit = c.string("from_commit");
+    p.discard = c.boolean("discard");
+    p.manifest_hash = c.string("manifest_hash");
+    p.workspace_id = c.string("workspace_id");
     return p;
   }
 };

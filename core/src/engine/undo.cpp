@@ -222,12 +222,12 @@ struct UndoPayload {
 
   Json to_json() const { return Json{{"target", target}, {"command", command}, {"summary", summary}, {"discard", discard}}; }
   static UndoPayload from(const Plan& plan) {
-    const Json& c = plan_context(plan, "undo");
+    const ContextReader c{plan.context, "undo"};
     UndoPayload p;
-    p.target = required_string(c, "target", "undo");
-    p.command = required_string(c, "command", "undo");
-    p.summary = required_string(c, "summary", "undo");
-    p.discard = required_bool(c, "discard", "undo");
+    p.target = c.string("target");
+    p.command = c.string("command");
+    p.summary = c.string("summary");
+    p.discard = c.boolean("discard");
     return p;
   }
 };
