@@ -34,7 +34,7 @@ std::string render_plan(const engine::Plan& plan) {
   for (const auto& a : plan.actions) {
     std::string label = w > 0 ? ljust(a.key, w) + "  " : "";
     std::string kindtag = a.kind.empty() ? "" : "[" + a.kind + "] ";
-    std::string line = "  " + rjust(a.op, 18) + "  " + label + kindtag + a.target + "  " + a.detail;
+    std::string line = "  " + rjust(std::string(engine::op_name(a.op)), 18) + "  " + label + kindtag + a.target + "  " + a.detail;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     s += "\n" + line;
   }

@@ -77,12 +77,12 @@ static Plan plan_abandon(Context& cx, const AbandonOptions& opt) {
     q.limit = 1;
     auto info = cx.vcs->history(q);
     if (info.empty() || info[0].parents.empty()) throw VcsError("cannot abandon the root commit " + short12(c));
-    plan.actions.push_back({"abandon-commit", "", "", short12(c), info[0].summary, Json{{"commit", c}}});
+    plan.actions.push_back({PlanOp::AbandonCommit, "", "", short12(c), info[0].summary, Json{{"commit", c}}});
     commits.push_back(c);
   }
   std::set<std::string> gone(commits.begin(), commits.end());
   for (const auto& [b, c] : cx.vcs->bookmarks())
-    if (gone.count(c)) plan.actions.push_back({"move-bookmark", "", "", b, "to its nearest kept ancestor", Json{{"from", c}}});
+    if (gone.count(c)) plan.actions.push_back({PlanOp::MoveBookmark, "", "", b, "to its nearest kept ancestor", Json{{"from", c}}});
 
   // What gc would then release: the history without these commits (descendants keep their
   // manifests, so their references stay).
@@ -92,7 +92,7 @@ static Plan plan_abandon(Context& cx, const AbandonOptions& opt) {
   Plan preview = plan_gc(cx, g, scope);
   std::size_t n = 0;
   for (const auto& a : preview.actions)
-    if (a.op == "unpin" || a.op == "delete-listing") {
+    if (a.op == PlanOp::Unpin || a.op == PlanOp::DeleteListing) {
       if (opt.gc) plan.actions.push_back(a);
       ++n;
     }
@@ -166,7 +166,7 @@ static AbandonResult apply_abandon(Context& cx, const Plan& plan) {
   res.gc_plan = plan_gc(cx, g, GcScope{});
   Json unreferenced = Json::array();
   for (const auto& a : res.gc_plan.actions)
-    if (a.op == "unpin") unreferenced.push_back(a.target);
+    if (a.op == PlanOp::Unpin) unreferenced.push_back(a.target);
   OpLog oplog = op_log(cx);
   std::string op_id = oplog.begin("abandon", pre);
   oplog.end(op_id, Json{{"abandoned", res.abandoned},

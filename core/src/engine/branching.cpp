@@ -299,7 +299,7 @@ void plan_undo_branching(Undoer& u) {
   std::set<std::string> done_refs;
   for (const auto& b : bs) {
     if (!b.created) {
-      u.act("keep-branch", b.key, "", b.ref,
+      u.act(PlanOp::KeepBranch, b.key, "", b.ref,
           "was reset (was " + reset_from(heads, b.key) + "), cannot be put back; `tether restore " + b.key +
               " --from REV` or `tether new --discard` puts it where you want");
       continue;
@@ -315,7 +315,7 @@ void plan_undo_branching(Undoer& u) {
     const std::string at = head ? model::short_state(*head) : std::string("gone");
     std::string detail = "created by " + u.target.command + " (now " + at + ")";
     if (dirty.count(b.key)) detail += "; --discard: its writes are lost";
-    u.act("delete-branch", b.key, m->second.kind, b.ref, detail);
+    u.act(PlanOp::DeleteBranch, b.key, m->second.kind, b.ref, detail);
     u.plan->preconditions.push_back({"ref_head", head ? *head : Json(nullptr), b.key, Json{{"ref", b.ref}},
                                    "undo " + b.key + ": " + b.ref + " moved since the plan was made (" + at +
                                        " -> {observed}); re-run the plan"});
@@ -378,7 +378,7 @@ static void plan_return_vcs(Undoer& u) {
       std::string branch = str_of(pre_vcs, "branch"), commit = str_of(pre_vcs, "commit");
       std::string to = !branch.empty() && u.cx.vcs->bookmarks().count(branch) ? branch : commit.substr(0, 12);
       if (!to.empty()) {
-        u.act("return-vcs", "", "", to, "the working copy goes back where new found it");
+        u.act(PlanOp::ReturnVcs, "", "", to, "the working copy goes back where new found it");
         returning = true;
       }
     }
@@ -390,7 +390,7 @@ static void plan_return_vcs(Undoer& u) {
   if (it == bms.end()) return;
   if (it->second != str_of(post_vcs, "commit")) u.note("bookmark " + bookmark + " has moved since; kept");
   else if (!returning && u.cx.vcs->current_bookmark() == bookmark) u.note("bookmark " + bookmark + " is checked out; kept");
-  else u.act("delete-bookmark", "", "", bookmark, "created by new -b", Json{{"commit", it->second}});
+  else u.act(PlanOp::DeleteBookmark, "", "", bookmark, "created by new -b", Json{{"commit", it->second}});
 }
 
 }  // namespace tether::engine

@@ -87,7 +87,7 @@ TEST_CASE("new --eager forks at once; --dry-run plans and changes nothing") {
   const auto dry = start(c.ds, "z", std::nullopt, /*dry_run=*/true);
   CHECK_FALSE(dry.applied);
   REQUIRE(dry.plan.actions.size() == 1);
-  CHECK(dry.plan.actions[0].op == "defer-fork");
+  CHECK(dry.plan.actions[0].op == PlanOp::DeferFork);
   CHECK(dry.plan.actions[0].target == c.fork("z"));
   CHECK(c.ds.op_log() == log);
   CHECK(c.ds.head() == head);

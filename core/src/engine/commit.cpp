@@ -167,23 +167,23 @@ Plan plan_commit(Context& cx, const CommitOptions& opt, const std::optional<std:
     if (tier == "observed") {
       if (opt.strict)
         throw UnpinnedStateError(model::py_repr(key) + " is Observed-tier and cannot be pinned; drop --strict to record it as not recoverable", key);
-      plan.actions.push_back({"record", key, m.kind, "", "Observed: recorded, not recoverable",
+      plan.actions.push_back({PlanOp::Record, key, m.kind, "", "Observed: recorded, not recoverable",
                               Json{{"state", st->second}, {"recoverable", false}}});
     } else if (pinnable) {
       Json identity = b.identity(m.locator, key);
       std::string id = model::pin_id(cx.dataset_id, m.kind, identity, b.content_state(st->second));
-      plan.actions.push_back({"pin", key, m.kind, model::pin_ref(id), "native ref at " + shortst,
+      plan.actions.push_back({PlanOp::Pin, key, m.kind, model::pin_ref(id), "native ref at " + shortst,
                               Json{{"state", st->second}, {"pin_id", id}}});
     } else {
       std::string why = m.policy.pin == "record" ? "pin=record" : "Addressable";
       bool addressable = b.state_addressable(m.locator, st->second, key);
       std::string detail = why + ": state " + shortst + ", no native ref";
       if (!addressable) detail += "; recorded, not recoverable";
-      plan.actions.push_back({"record", key, m.kind, "", detail, Json{{"state", st->second}, {"recoverable", addressable}}});
+      plan.actions.push_back({PlanOp::Record, key, m.kind, "", detail, Json{{"state", st->second}, {"recoverable", addressable}}});
     }
   }
   if (!plan.actions.empty() && !opt.no_vcs)
-    plan.actions.push_back({"vcs-commit", "", "", "", cx.vcs->kind() + " commit: " + model::py_repr(opt.message), Json::object()});
+    plan.actions.push_back({PlanOp::VcsCommit, "", "", "", cx.vcs->kind() + " commit: " + model::py_repr(opt.message), Json::object()});
   return plan;
 }
 
@@ -279,7 +279,7 @@ struct Committer {
     bool manifests_dirty = !ctx.no_vcs && cx.vcs->is_dirty(paths);
     bool object_actions = false;
     for (const auto& a : plan.actions)
-      if (a.op != "vcs-commit") object_actions = true;
+      if (a.op != PlanOp::VcsCommit) object_actions = true;
     return object_actions || manifests_dirty;
   }
 
@@ -301,7 +301,7 @@ struct Committer {
   void cut_pins() {
     std::set<std::string> seen;
     for (const auto& a : plan.actions)
-      if (a.op == "pin" && seen.insert(a.params["pin_id"].get<std::string>()).second) pin_actions.push_back(&a);
+      if (a.op == PlanOp::Pin && seen.insert(a.params["pin_id"].get<std::string>()).second) pin_actions.push_back(&a);
     pinned = fan_out<sdk::Pin>(pin_actions.size(), [&](std::size_t i) {
       const PlanAction& a = *pin_actions[i];
       const auto& m = cx.manifests.at(a.key);
@@ -335,12 +335,12 @@ struct Committer {
   // Each object's manifest at its new state (and pin), and its listing when the backend diffs.
   void write_manifests() {
     for (const auto& a : plan.actions) {
-      if (a.op == "vcs-commit") continue;
+      if (a.op == PlanOp::VcsCommit) continue;
       const auto& m = cx.manifests.at(a.key);
       Json state = a.params["state"];
       std::optional<sdk::Pin> pin;
       bool recoverable = true;
-      if (a.op == "pin") {
+      if (a.op == PlanOp::Pin) {
         pin = cut.at(a.params["pin_id"].get<std::string>());
         res.pinned[a.key] = pin->ref;
       } else {
@@ -402,7 +402,7 @@ struct Committer {
   void update_workspace() {
     auto& ws = *cx.workspace;
     for (const auto& a : plan.actions) {
-      if (a.op == "vcs-commit") continue;
+      if (a.op == PlanOp::VcsCommit) continue;
       if (ws.working_refs.count(a.key) || ws.pending_forks.count(a.key)) ws.base_states[a.key] = a.params["state"];
       ws.set_snapshot(a.key, a.params["state"]);
     }
@@ -413,7 +413,7 @@ struct Committer {
   void end_journal() {
     Json pinned_ids = Json::object();
     for (const auto& a : plan.actions)
-      if (!a.key.empty()) pinned_ids[a.key] = a.op == "pin" ? a.params["pin_id"] : Json(nullptr);
+      if (!a.key.empty()) pinned_ids[a.key] = a.op == PlanOp::Pin ? a.params["pin_id"] : Json(nullptr);
     oplog.end(op_id, Json{{"vcs_commit", res.vcs_commit ? Json(*res.vcs_commit) : Json(nullptr)},
                           {"pinned", pinned_ids},
                           {"unrecoverable", res.unrecoverable}});
@@ -483,7 +483,7 @@ void plan_undo_commit(Undoer& u) {
     if (u.plan->actions.empty()) u.note("no VCS commit and no manifest to restore");
     return;
   }
-  u.act("uncommit", "", "", c.substr(0, 12), "its manifests become working-tree changes again (pins kept)",
+  u.act(PlanOp::Uncommit, "", "", c.substr(0, 12), "its manifests become working-tree changes again (pins kept)",
       Json{{"commit", c}});
   if (u.cx.vcs->head() != c)
     u.note("commit " + c.substr(0, 12) + " is no longer the working copy's parent; uncommit it with jj/git first");

@@ -123,15 +123,15 @@ static Plan plan_drop(Context& cx, const DropOptions& opt) {
                                 "", Json::object(), "this checkout's bookmark changed since the drop plan was made (now {observed})"});
 
   if (here)
-    plan.actions.push_back({"leave-bookmark", "", "", dest, "this checkout is on " + b + "; `new " + dest + "` first", Json::object()});
+    plan.actions.push_back({PlanOp::LeaveBookmark, "", "", dest, "this checkout is on " + b + "; `new " + dest + "` first", Json::object()});
   for (const auto& c : commits) {
     vcs::HistoryQuery q;
     q.rev = c;
     q.limit = 1;
     auto info = cx.vcs->history(q);
-    plan.actions.push_back({"abandon-commit", "", "", short12(c), info.empty() ? "" : info[0].summary, Json{{"commit", c}}});
+    plan.actions.push_back({PlanOp::AbandonCommit, "", "", short12(c), info.empty() ? "" : info[0].summary, Json{{"commit", c}}});
   }
-  plan.actions.push_back({"delete-bookmark", "", "", b, "the git branch", Json::object()});
+  plan.actions.push_back({PlanOp::DeleteBookmark, "", "", b, "the git branch", Json::object()});
 
   // The gc the drop runs, planned as if the commits were gone.
   GcScope scope;
@@ -144,7 +144,7 @@ static Plan plan_drop(Context& cx, const DropOptions& opt) {
   g.force_prune = opt.force_prune;
   Plan preview = plan_gc(cx, g, scope);
   for (const auto& a : preview.actions)
-    if (a.op != "forget-working-ref") plan.actions.push_back(a);
+    if (a.op != PlanOp::ForgetWorkingRef) plan.actions.push_back(a);
   for (const auto& n : preview.notes) plan.notes.push_back(n);
   if (auto remotes = cx.vcs->remote_counterparts(b); !remotes.empty())
     plan.notes.push_back(join(remotes) + (commits.empty() ? " still reach its commits" : " also exist") +
@@ -218,7 +218,7 @@ static DropResult apply_drop(Context& cx, const Plan& plan) {
     g.prune_bookmarks = true;
     g.force_prune = ctx.force_prune;
     Plan gc_plan = plan_gc(cx, g, scope);
-    std::erase_if(gc_plan.actions, [](const PlanAction& a) { return a.op == "forget-working-ref"; });
+    std::erase_if(gc_plan.actions, [](const PlanAction& a) { return a.op == PlanOp::ForgetWorkingRef; });
     res.gc = gc_plan.writes() > 0 || !plan_unreachable(gc_plan).empty() ? apply_gc(cx, gc_plan, op_id) : GcReport{};
     if (!res.gc->applied) res.gc->plan = gc_plan;
   } catch (const std::exception& e) {

@@ -91,14 +91,14 @@ static Plan plan_forget_workspace(Context& cx, const ForgetWorkspaceOptions& opt
     payload.root = root->string();
     for (const char* name : {"workspace.toml", "ops.jsonl"}) {
       fs::path p = *dir / ".tether" / name;
-      if (model::checkout_entry_exists(model::tether_path(*dir, name))) plan.actions.push_back({"delete-file", "", "", p.string(), "per-workspace state", Json::object()});
+      if (model::checkout_entry_exists(model::tether_path(*dir, name))) plan.actions.push_back({PlanOp::DeleteFile, "", "", p.string(), "per-workspace state", Json::object()});
     }
     fs::path main_root = cx.vcs->workspace_roots().empty() ? fs::path() : cx.vcs->workspace_roots().front();
     bool is_main = fs::weakly_canonical(*root, ec) == fs::weakly_canonical(main_root, ec);
     std::string detail = is_main ? "git's main worktree stays; only tether's state of it goes"
                                  : "git worktree remove";
     if (current && !is_main) detail += "; this directory is then gone";
-    plan.actions.push_back({"forget-vcs-workspace", "", "", root->string(), detail, Json{{"main", is_main}}});
+    plan.actions.push_back({PlanOp::ForgetVcsWorkspace, "", "", root->string(), detail, Json{{"main", is_main}}});
   }
   plan.notes.push_back(
       "store branches belong to bookmarks, not workspaces: none are touched (delete the bookmark and `gc --prune-bookmarks`)");
@@ -116,17 +116,17 @@ static ForgetWorkspaceResult apply_forget_workspace(Context& cx, const Plan& pla
   log_op(cx, "forget-workspace", Json{{"workspace", model::workspace_to_toml(*cx.workspace)}}, Json{{"workspace", res.workspace}});
   for (const auto& a : plan.actions) {
     try {
-      if (a.op == "delete-file") {
+      if (a.op == PlanOp::DeleteFile) {
         std::error_code ec;
         fs::remove(a.target, ec);
         if (ec) throw TetherError(ec.message());
         res.removed_files.push_back(a.target);
-      } else if (a.op == "forget-vcs-workspace") {
+      } else if (a.op == PlanOp::ForgetVcsWorkspace) {
         if (a.params.value("main", false)) continue;
         res.vcs = cx.vcs->forget_workspace(a.target);
       }
     } catch (const std::exception& e) {
-      res.failed[a.op + " " + a.target] = e.what();
+      res.failed[std::string(op_name(a.op)) + " " + a.target] = e.what();
     }
   }
   if (ctx.current) *cx.workspace = model::fresh_workspace();

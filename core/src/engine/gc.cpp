@@ -447,12 +447,12 @@ struct GcPlanner {
       }
       Json params{{"locator", g.locator}, {"pin_id", id}};
       if (known.count(id) || opt.release_foreign) {
-        plan.actions.push_back({"unpin", g.key, g.kind, model::pin_ref(id),
+        plan.actions.push_back({PlanOp::Unpin, g.key, g.kind, model::pin_ref(id),
                                 std::string("no manifest in history references it") +
                                     (known.count(id) ? "" : "; not created by this clone"),
                                 params});
       } else {
-        plan.actions.push_back({"keep-pin", g.key, g.kind, model::pin_ref(id),
+        plan.actions.push_back({PlanOp::KeepPin, g.key, g.kind, model::pin_ref(id),
                                 "no manifest in history references it; not created by this clone -- another clone's "
                                 "commits may name it (fetch them, or --release-foreign)",
                                 params});
@@ -468,7 +468,7 @@ struct GcPlanner {
   void plan_forgotten_refs() {
     for (const auto& [k, ref] : cx.workspace->working_refs)
       if (!cx.manifests.count(k))
-        plan.actions.push_back({"forget-working-ref", k, "", ref,
+        plan.actions.push_back({PlanOp::ForgetWorkingRef, k, "", ref,
                                 "object removed; branch left in place (gc --prune-bookmarks evaluates it)",
                                 Json::object()});
   }
@@ -482,22 +482,22 @@ struct GcPlanner {
       const Group& g = c.group->second;
       if (!verdicts[i].ok()) {
         plan.actions.push_back(
-            {"keep-branch", g.key, g.kind, c.ref, c.origin + "; kept: " + verdicts[i].what(), Json::object()});
+            {PlanOp::KeepBranch, g.key, g.kind, c.ref, c.origin + "; kept: " + verdicts[i].what(), Json::object()});
         continue;
       }
       const Verdict& v = *verdicts[i].value;
       Json params{{"locator", g.locator}, {"head", v.head}};
       if (v.blocked) {
-        plan.actions.push_back({"keep-branch", g.key, g.kind, c.ref, c.origin + "; cannot be deleted: " + *v.blocked,
+        plan.actions.push_back({PlanOp::KeepBranch, g.key, g.kind, c.ref, c.origin + "; cannot be deleted: " + *v.blocked,
                                 Json{{"blocked", *v.blocked}}});
       } else if (v.safe) {
-        plan.actions.push_back({"delete-branch", g.key, g.kind, c.ref, c.origin + "; " + *v.safe, params});
+        plan.actions.push_back({PlanOp::DeleteBranch, g.key, g.kind, c.ref, c.origin + "; " + *v.safe, params});
       } else if (opt.force_prune && !v.head.is_null()) {
         params["forced"] = true;
-        plan.actions.push_back({"delete-branch", g.key, g.kind, c.ref, c.origin + "; FORCED although it " + *v.reason, params});
+        plan.actions.push_back({PlanOp::DeleteBranch, g.key, g.kind, c.ref, c.origin + "; FORCED although it " + *v.reason, params});
       } else {
         plan.actions.push_back(
-            {"keep-branch", g.key, g.kind, c.ref, c.origin + "; kept: " + *v.reason + " (--force-prune deletes)", params});
+            {PlanOp::KeepBranch, g.key, g.kind, c.ref, c.origin + "; kept: " + *v.reason + " (--force-prune deletes)", params});
       }
     }
   }
@@ -648,7 +648,7 @@ struct GcPlanner {
     }
     for (const auto& f : model::list_checkout_files(tether_dir(cx) / "listings", ".jsonl", false))
       if (!listing_refs.count(f.string()))
-        plan.actions.push_back({"delete-listing", "", "", f.string(), "unreferenced", Json::object()});
+        plan.actions.push_back({PlanOp::DeleteListing, "", "", f.string(), "unreferenced", Json::object()});
   }
 };
 
@@ -670,9 +670,9 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
 
   // Preflight: a branch that moved since the plan was reviewed is not what the plan judged.
   for (const auto& a : plan.actions) {
-    if (a.op == "unpin" && model::pin_dataset(a.params.value("pin_id", std::string())) != cx.dataset_id)
+    if (a.op == PlanOp::Unpin && model::pin_dataset(a.params.value("pin_id", std::string())) != cx.dataset_id)
       throw StalePlanError("the gc plan releases " + a.target + ", which is not a pin of this dataset; re-run the plan");
-    if (a.op != "delete-branch") continue;
+    if (a.op != PlanOp::DeleteBranch) continue;
     auto& b = cx.backend(a.kind);
     std::optional<Json> head;
     try {
@@ -694,16 +694,16 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
   std::set<std::string> released;
   for (const auto& a : plan.actions) {
     try {
-      if (a.op == "unpin") {
+      if (a.op == PlanOp::Unpin) {
         std::string id = a.params["pin_id"].get<std::string>();
         sdk::Pin pin{id, model::pin_ref(id), false};
         cx.backend(a.kind).unpin(a.params["locator"], pin, a.key);
         add_to(rep.unpinned, a.kind, id);
         released.insert(id);
         progress(Json{{"action", "unpin"}, {"key", a.key}, {"pin_id", id}});
-      } else if (a.op == "keep-pin") {
+      } else if (a.op == PlanOp::KeepPin) {
         add_to(rep.kept_pins, a.kind, a.params["pin_id"].get<std::string>());
-      } else if (a.op == "forget-working-ref") {
+      } else if (a.op == PlanOp::ForgetWorkingRef) {
         auto it = cx.workspace->working_refs.find(a.key);
         if (it != cx.workspace->working_refs.end() && it->second == a.target) {
           cx.workspace->working_refs.erase(it);
@@ -712,7 +712,7 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
           add_to(rep.forgotten_working_refs, a.key, a.target);
           progress(Json{{"action", "forget-working-ref"}, {"key", a.key}, {"ref", a.target}});
         }
-      } else if (a.op == "delete-branch") {
+      } else if (a.op == PlanOp::DeleteBranch) {
         auto& b = cx.backend(a.kind);
         Json head = b.fingerprint(a.params["locator"], a.target, a.key);
         if (!b.same(head, a.params["head"])) {
@@ -725,15 +725,16 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
         // What undo needs to put the branch back where it was.
         progress(Json{{"action", "delete-branch"}, {"key", a.key}, {"kind", a.kind}, {"ref", a.target},
                       {"locator", a.params["locator"]}, {"head", head}});
-      } else if (a.op == "keep-branch") {
+      } else if (a.op == PlanOp::KeepBranch) {
         add_to(rep.kept_working_refs, a.key, a.target);
-      } else if (a.op == "delete-listing") {
+      } else if (a.op == PlanOp::DeleteListing) {
         model::remove_checkout_file(tether_dir(cx) / "listings" / a.target);
         rep.deleted_listings.push_back(a.target);
         progress(Json{{"action", "delete-listing"}, {"target", a.target}});
       }
     } catch (const std::exception& e) {
-      std::string what = a.key.empty() ? a.op + " " + a.target : a.key + ": " + a.op + " " + a.target;
+      const std::string op(op_name(a.op));
+      std::string what = a.key.empty() ? op + " " + a.target : a.key + ": " + op + " " + a.target;
       rep.failed[what] = e.what();
     }
   }
@@ -860,13 +861,13 @@ void plan_undo_gc(Undoer& u) {
     std::string key = str_of(p, "key"), ref = str_of(p, "ref"), kind = str_of(p, "kind");
     const Json head = p.value("head", Json(nullptr));
     if (kind.empty() || head.is_null() || !p.contains("locator"))
-      u.act("irreversible", key, "", ref, "cannot be recreated: the op log does not say where it was; " + recreate_hint());
-    else u.act("recreate-branch", key, kind, ref, "at " + model::short_state(head), Json{{"head", head}});
+      u.act(PlanOp::Irreversible, key, "", ref, "cannot be recreated: the op log does not say where it was; " + recreate_hint());
+    else u.act(PlanOp::RecreateBranch, key, kind, ref, "at " + model::short_state(head), Json{{"head", head}});
   }
-  if (std::size_t pins = gc_pins(u)) u.act("irreversible", "", "", std::to_string(pins) + " pin(s)", pins_deleted());
+  if (std::size_t pins = gc_pins(u)) u.act(PlanOp::Irreversible, "", "", std::to_string(pins) + " pin(s)", pins_deleted());
   for (const auto& n : listing_names(r)) {
-    if (u.cx.vcs->read_file("HEAD", vcs_path(u.cx, ".tether/listings/" + n))) u.act("restore-listing", "", "", n, "from the VCS");
-    else u.act("irreversible", "", "", "listing " + n, "not in the VCS either");
+    if (u.cx.vcs->read_file("HEAD", vcs_path(u.cx, ".tether/listings/" + n))) u.act(PlanOp::RestoreListing, "", "", n, "from the VCS");
+    else u.act(PlanOp::Irreversible, "", "", "listing " + n, "not in the VCS either");
   }
   u.plan_workspace();
   if (u.plan->actions.empty()) u.note("gc released nothing");

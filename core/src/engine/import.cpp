@@ -162,7 +162,7 @@ static Plan plan_import(Context& cx, const std::vector<Json>& rows, bool sync, c
     Json params{{"locator", locator}, {"policy", policy_json(s.policy)}};
     auto reg = cx.manifests.find(key);
     if (reg == cx.manifests.end()) {
-      plan.actions.push_back({"add", key, s.kind, target, "register", std::move(params)});
+      plan.actions.push_back({PlanOp::Add, key, s.kind, target, "register", std::move(params)});
       continue;
     }
     const auto& m = reg->second;
@@ -171,12 +171,12 @@ static Plan plan_import(Context& cx, const std::vector<Json>& rows, bool sync, c
                         model::py_repr(s.kind) + "; remove and re-add it to change kinds");
     bool locator_changed = m.locator != locator, policy_changed = !(m.policy == s.policy);
     if (locator_changed || policy_changed)
-      plan.actions.push_back({"update", key, s.kind, target, policy_detail(locator_changed, policy_changed), std::move(params)});
+      plan.actions.push_back({PlanOp::Update, key, s.kind, target, policy_detail(locator_changed, policy_changed), std::move(params)});
     else plan.notes.push_back(key + kUnchanged);
   }
   if (sync)
     for (const auto& [key, m] : cx.manifests)
-      if (!specs.count(key)) plan.actions.push_back({"remove", key, m.kind, "", "not listed by the source (sync)"});
+      if (!specs.count(key)) plan.actions.push_back({PlanOp::Remove, key, m.kind, "", "not listed by the source (sync)"});
   return plan;
 }
 
@@ -194,7 +194,8 @@ static ImportResult apply_import(Context& cx, const Plan& plan) {
 
   // Every new manifest is worked out before the first write, so a refusal leaves no half import.
   struct Change {
-    std::string op, key;
+    PlanOp op;
+    std::string key;
     model::ObjectManifest manifest;  // add / update: what is written
     bool locator_changed = false;
   };
@@ -205,9 +206,9 @@ static ImportResult apply_import(Context& cx, const Plan& plan) {
     Change c{a.op, a.key, {}, false};
     auto reg = cx.manifests.find(a.key);
     pre_objects[a.key] = reg == cx.manifests.end() ? Json(nullptr) : Json(model::manifest_to_toml(reg->second));
-    if (a.op == "remove") {
+    if (a.op == PlanOp::Remove) {
       if (reg == cx.manifests.end()) throw StalePlanError(model::py_repr(a.key) + " is no longer registered; re-run the plan");
-    } else if (a.op == "add" || a.op == "update") {
+    } else if (a.op == PlanOp::Add || a.op == PlanOp::Update) {
       auto& b = cx.backend(a.kind);
       Json locator = a.params.value("locator", Json::object());
       b.validate_locator(locator, a.key);
@@ -215,7 +216,7 @@ static ImportResult apply_import(Context& cx, const Plan& plan) {
       model::Policy policy{pol.value("file", cx.config.default_file), pol.value("pin", cx.config.default_pin)};
       model::validate_policy_file(policy.file);
       model::validate_policy_pin(policy.pin);
-      if (a.op == "add") {
+      if (a.op == PlanOp::Add) {
         if (reg != cx.manifests.end()) throw StalePlanError(model::py_repr(a.key) + " is registered already; re-run the plan");
         c.manifest.key = a.key;
         c.manifest.kind = a.kind;
@@ -234,7 +235,7 @@ static ImportResult apply_import(Context& cx, const Plan& plan) {
       c.manifest.locator = std::move(locator);
       c.manifest.policy = std::move(policy);
     } else {
-      throw ConfigError("unknown import action '" + a.op + "' in the plan");
+      throw ConfigError("unknown import action '" + std::string(op_name(a.op)) + "' in the plan");
     }
     changes.push_back(std::move(c));
   }
@@ -243,10 +244,10 @@ static ImportResult apply_import(Context& cx, const Plan& plan) {
   const std::string op_id =
       oplog.begin("import", Json{{"objects", pre_objects}, {"workspace", model::workspace_to_toml(*cx.workspace)}});
   for (auto& c : changes) {
-    if (c.op == "add") {
+    if (c.op == PlanOp::Add) {
       register_object(cx, std::move(c.manifest));
       res.added.push_back(c.key);
-    } else if (c.op == "update") {
+    } else if (c.op == PlanOp::Update) {
       model::write_manifest(objects_dir(cx), c.manifest);
       // The branch (and the cached fingerprint) belong to the old locator: this checkout lets
       // go of them; gc judges the branch.

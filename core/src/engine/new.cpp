@@ -98,7 +98,8 @@ NewResult new_workspace(Repo& repo, const NewOptions& opt) {
 struct NewPlanner {
   // The first object planned in a (kind, branch scope): the others share its branch.
   struct First {
-    std::string key, op;
+    std::string key;
+    std::optional<PlanOp> op;  // nothing when no action was planned
     Json state;
   };
 
@@ -202,7 +203,7 @@ struct NewPlanner {
     for (const auto& [id, bm] : other_workspaces(cx))
       if (bm == b) holders.push_back(id.substr(0, 8));
     if (!holders.empty()) {
-      plan.actions.push_back({"refuse", "", "", "", "bookmark '" + b + "' is held by live workspace(s) " + join(holders) +
+      plan.actions.push_back({PlanOp::Refuse, "", "", "", "bookmark '" + b + "' is held by live workspace(s) " + join(holders) +
                                                         "; pass --shared to write the same store branches from here too"});
       return true;
     }
@@ -217,7 +218,7 @@ struct NewPlanner {
     for (const auto& [key, m] : objects) {
       try {
         if (!(cx.effective_capabilities(m) & sdk::kFork) || has_at(m.locator)) continue;
-        plan.actions.push_back({"trunk", key, m.kind, cx.backend(m.kind).base_branch(m.locator, key), "upstream branch"});
+        plan.actions.push_back({PlanOp::Trunk, key, m.kind, cx.backend(m.kind).base_branch(m.locator, key), "upstream branch"});
       } catch (const std::exception& e) {
         plan.notes.push_back(key + ": no upstream branch to write to (" + e.what() + ")");
       }
@@ -253,13 +254,13 @@ struct NewPlanner {
   // An object in the branch scope of one planned before it shares that one's branch.
   void plan_share(const model::ObjectManifest& m, const First& first) {
     auto& be = cx.backend(m.kind);
-    if (first.op.empty() || first.op == "refuse") {
+    if (!first.op || first.op == PlanOp::Refuse) {
       plan.notes.push_back(m.key + ": shares a branch with " + first.key + ", which cannot fork");
     } else if (be.same(first.state, *m.state)) {
-      plan.actions.push_back({"share", m.key, m.kind, name, "same branch as " + first.key + " (" + first.op + ")",
+      plan.actions.push_back({PlanOp::Share, m.key, m.kind, name, "same branch as " + first.key + " (" + std::string(op_name(*first.op)) + ")",
                               Json{{"with", first.key}, {"state", *m.state}}});
     } else {
-      plan.actions.push_back({"refuse", m.key, m.kind, name,
+      plan.actions.push_back({PlanOp::Refuse, m.key, m.kind, name,
                               "shares branch " + name + " with '" + first.key + "' but pins " +
                                   model::short_state(*m.state) + " where it pins " + model::short_state(first.state) +
                                   "; a branch is at one point -- commit them together (`tether pull` on the trunk) "
@@ -281,18 +282,18 @@ struct NewPlanner {
   }
 
   // The first object of a branch scope: its fork (now or deferred), reuse or refusal; returns
-  // the op planned ("" when nothing was).
-  std::string plan_fork(const model::ObjectManifest& m, uint32_t caps) {
+  // the op planned (nothing when none was).
+  std::optional<PlanOp> plan_fork(const model::ObjectManifest& m, uint32_t caps) {
     const std::string& key = m.key;
     auto& be = cx.backend(m.kind);
     std::vector<std::string> refs;
     try {
       refs = be.list_working_refs(m.locator, key);
     } catch (const std::exception& e) {
-      plan.actions.push_back({"refuse", key, m.kind, name,
+      plan.actions.push_back({PlanOp::Refuse, key, m.kind, name,
                               "could not list branches (" + std::string(e.what()) + "); whether " + name +
                                   " exists is unknown and a fork would reset it blind"});
-      return "refuse";
+      return PlanOp::Refuse;
     }
     const auto existing = existing_branch(key, refs);
     std::optional<Json> head;
@@ -300,10 +301,10 @@ struct NewPlanner {
       try {
         head = be.fingerprint(m.locator, *existing, key);
       } catch (const std::exception& e) {
-        plan.actions.push_back({"refuse", key, m.kind, *existing,
+        plan.actions.push_back({PlanOp::Refuse, key, m.kind, *existing,
                                 *existing + " exists but its head could not be read (" + e.what() +
                                     "); a fork would reset it blind"});
-        return "refuse";
+        return PlanOp::Refuse;
       }
     }
     Json source;
@@ -318,13 +319,13 @@ struct NewPlanner {
       detail = "from recorded state " + model::short_state(*m.state) + " (no pin)";
     } else {
       plan.notes.push_back(key + ": no pin and not addressable; cannot fork");
-      return "";
+      return std::nullopt;
     }
     if (existing && be.same(*head, *m.state)) {
       std::string at = m.pin ? "pin " + m.pin->ref : model::short_state(*m.state);
-      plan.actions.push_back({"reuse", key, m.kind, *existing, "already at " + at + "; kept", Json{{"then_state", *head}}});
+      plan.actions.push_back({PlanOp::Reuse, key, m.kind, *existing, "already at " + at + "; kept", Json{{"then_state", *head}}});
       require_head(key, *existing, *head);
-      return "reuse";
+      return PlanOp::Reuse;
     }
     Json params{{"source", source}, {"state", *m.state}};
     if (existing) {
@@ -338,16 +339,16 @@ struct NewPlanner {
       };
       bool writes = !known(ws.base_states) && !be.same(*m.state, *head) && !known(ws.fork_points);
       if (writes && !opt.discard) {
-        plan.actions.push_back({"refuse", key, m.kind, *existing,
+        plan.actions.push_back({PlanOp::Refuse, key, m.kind, *existing,
                                 *existing + " has writes since this workspace last committed (" +
                                     model::short_state(*head) + "); commit them, or pass --discard to throw them away"});
-        return "refuse";
+        return PlanOp::Refuse;
       }
       if (writes) detail += ", discarding its writes (" + model::short_state(*head) + ")";
     }
-    std::string op;
+    PlanOp op;
     if (eager || !durable) {
-      op = "fork";
+      op = PlanOp::Fork;
       if (!durable && !eager) detail += "; forked now so the state cannot expire";
       if (existing)
         require_head(key, *existing, *head);
@@ -355,7 +356,7 @@ struct NewPlanner {
         plan.preconditions.push_back({"ref_absent", nullptr, key, Json{{"ref", name}},
                                       "new " + key + ": " + name + " exists since the plan was made; re-run the plan"});
     } else {
-      op = "defer-fork";
+      op = PlanOp::DeferFork;
       detail += "; created on first writable open";
     }
     plan.actions.push_back({op, key, m.kind, existing.value_or(name), detail, params});
@@ -427,7 +428,7 @@ struct NewApplier {
     std::vector<std::string> refusals;
     bool all_keyed = true;
     for (const auto& a : plan.actions)
-      if (a.op == "refuse") {
+      if (a.op == PlanOp::Refuse) {
         refusals.push_back(a.key.empty() ? a.detail : a.key + ": " + a.detail);
         if (a.key.empty()) all_keyed = false;
       }
@@ -489,18 +490,18 @@ struct NewApplier {
     for (auto it = w.base_states.begin(); it != w.base_states.end();)
       it = manifests.count(it->first) ? w.base_states.erase(it) : std::next(it);
     for (const auto& a : plan.actions) {
-      if (a.op == "trunk") {
+      if (a.op == PlanOp::Trunk) {
         // The cached fingerprint was of the branch the key worked on until now.
         if (auto old = previous.find(a.key); old == previous.end() || old->second != a.target) w.last_snapshot.erase(a.key);
         w.working_refs[a.key] = a.target;
-      } else if (a.op == "reuse") {
+      } else if (a.op == PlanOp::Reuse) {
         w.working_refs[a.key] = a.target;
         w.fork_points[a.key] = manifests.at(a.key).state.value_or(Json(nullptr));
         reused.push_back(a.key);
-      } else if (a.op == "fork" || a.op == "defer-fork") {
+      } else if (a.op == PlanOp::Fork || a.op == PlanOp::DeferFork) {
         w.pending_forks[a.key] = a.target;
         if (a.params.contains("head")) w.pending_resets[a.key] = a.params["head"];
-        if (a.op == "fork") forks.push_back(&a);
+        if (a.op == PlanOp::Fork) forks.push_back(&a);
       }
     }
     for (const auto& [k, r] : w.pending_forks)
@@ -539,7 +540,7 @@ struct NewApplier {
   void follow_shares() {
     auto& w = ws();
     for (const auto& a : plan.actions) {
-      if (a.op != "share") continue;
+      if (a.op != PlanOp::Share) continue;
       std::string with = a.params["with"].get<std::string>();
       if (auto it = w.working_refs.find(with); it != w.working_refs.end()) {
         w.working_refs[a.key] = it->second;
@@ -560,7 +561,7 @@ struct NewApplier {
       if (auto m = manifests.find(k); m != manifests.end() && m->second.state && bookmark != cx.config.trunk())
         w.base_states[k] = *m->second.state;
     for (const auto& a : plan.actions)
-      if (a.op == "fork" || a.op == "defer-fork" || a.op == "reuse" || a.op == "share")
+      if (a.op == PlanOp::Fork || a.op == PlanOp::DeferFork || a.op == PlanOp::Reuse || a.op == PlanOp::Share)
         if (auto m = manifests.find(a.key); m != manifests.end() && m->second.state) w.set_snapshot(a.key, *m->second.state);
     write_workspace(cx);
   }

@@ -20,6 +20,7 @@
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using tether::engine::PlanOp;
 using tether::engine::Repo;
 
 namespace {
@@ -106,7 +107,7 @@ TEST_CASE("--eager forks every branch at once; objects of one system share one b
   CHECK(r.working_refs.at("b") == d.fork_name("y"));
   CHECK(d.branch("sys1", d.fork_name("y")) == "sys1:s0");
   int shares = 0;
-  for (const auto& a : r.plan.actions) shares += a.op == "share" && a.key == "b";
+  for (const auto& a : r.plan.actions) shares += a.op == PlanOp::Share && a.key == "b";
   CHECK(shares == 1);
 }
 
@@ -144,7 +145,7 @@ TEST_CASE("a branch already at the committed state is reused") {
   d.new_(std::nullopt, "x", /*eager=*/true);
   auto r = d.new_("x");
   bool reused = false;
-  for (const auto& a : r.plan.actions) reused |= a.op == "reuse" && a.key == "m";
+  for (const auto& a : r.plan.actions) reused |= a.op == PlanOp::Reuse && a.key == "m";
   CHECK(reused);
   CHECK(r.working_refs.at("m") == d.fork_name("x"));
 }

@@ -106,7 +106,7 @@ void undo_objects(Undoer& u) {
   u.restore_workspace();
 }
 void plan_undo_objects(Undoer& u) {
-  if (auto key = created_store(u)) u.act("irreversible", *key, "", "the store add created", store_left());
+  if (auto key = created_store(u)) u.act(PlanOp::Irreversible, *key, "", "the store add created", store_left());
   u.plan_manifests();
   u.plan_workspace();
 }

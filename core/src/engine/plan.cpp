@@ -20,9 +20,64 @@ namespace tether::engine {
 
 namespace {
 
-// `irreversible`: a line of an undo plan naming what cannot be reversed.
-const std::set<std::string> kNonWrites = {"trunk", "keep-branch", "keep-pin", "keep-store", "defer-fork",
-                                          "refuse", "reuse", "adopt", "hold", "share", "irreversible"};
+// The one table of plan ops: the name saved plans spell and whether the action writes (a
+// count of writes is what `--dry-run` and the appliers report as "nothing to do").
+struct PlanOpInfo {
+  PlanOp op;
+  std::string_view name;
+  bool writes;
+};
+
+constexpr PlanOpInfo kPlanOps[] = {
+    {PlanOp::Pin, "pin", true},
+    {PlanOp::Record, "record", true},
+    {PlanOp::VcsCommit, "vcs-commit", true},
+    {PlanOp::Fork, "fork", true},
+    {PlanOp::DeferFork, "defer-fork", false},
+    {PlanOp::Reuse, "reuse", false},
+    {PlanOp::Share, "share", false},
+    {PlanOp::Trunk, "trunk", false},
+    {PlanOp::FastForward, "fast-forward", true},
+    {PlanOp::Merge, "merge", true},
+    {PlanOp::Hold, "hold", false},
+    {PlanOp::Refuse, "refuse", false},
+    {PlanOp::Unpin, "unpin", true},
+    {PlanOp::KeepPin, "keep-pin", false},
+    {PlanOp::DeleteBranch, "delete-branch", true},
+    {PlanOp::KeepBranch, "keep-branch", false},
+    {PlanOp::ForgetWorkingRef, "forget-working-ref", true},
+    {PlanOp::DeleteListing, "delete-listing", true},
+    {PlanOp::AbandonCommit, "abandon-commit", true},
+    {PlanOp::MoveBookmark, "move-bookmark", true},
+    {PlanOp::DeleteBookmark, "delete-bookmark", true},
+    {PlanOp::LeaveBookmark, "leave-bookmark", true},
+    {PlanOp::Repin, "repin", true},
+    {PlanOp::Refork, "refork", true},
+    {PlanOp::FinishPromote, "finish-promote", true},
+    {PlanOp::Add, "add", true},
+    {PlanOp::Update, "update", true},
+    {PlanOp::Remove, "remove", true},
+    {PlanOp::Upsert, "upsert", true},
+    {PlanOp::DeleteFile, "delete-file", true},
+    {PlanOp::ForgetVcsWorkspace, "forget-vcs-workspace", true},
+    {PlanOp::Uncommit, "uncommit", true},
+    {PlanOp::Rewind, "rewind", true},
+    {PlanOp::RecreateBranch, "recreate-branch", true},
+    {PlanOp::RestoreListing, "restore-listing", true},
+    {PlanOp::RestoreManifest, "restore-manifest", true},
+    {PlanOp::RestoreWorkspace, "restore-workspace", true},
+    {PlanOp::ReturnVcs, "return-vcs", true},
+    {PlanOp::Irreversible, "irreversible", false},
+};
+
+// op_name indexes the table by the enum: every op has its row, in enum order.
+constexpr bool table_in_enum_order() {
+  if (std::size(kPlanOps) != kPlanOpCount) return false;
+  for (std::size_t i = 0; i < kPlanOpCount; ++i)
+    if (static_cast<std::size_t>(kPlanOps[i].op) != i) return false;
+  return true;
+}
+static_assert(table_in_enum_order(), "kPlanOps must list every PlanOp once, in enum order");
 
 Json content_of(const Plan& p) {
   Json pre = Json::array();
@@ -31,7 +86,7 @@ Json content_of(const Plan& p) {
                        {"params", c.params}, {"detail", c.detail}});
   Json actions = Json::array();
   for (const auto& a : p.actions)
-    actions.push_back(Json{{"op", a.op}, {"key", a.key}, {"kind", a.kind}, {"target", a.target}, {"detail", a.detail},
+    actions.push_back(Json{{"op", std::string(op_name(a.op))}, {"key", a.key}, {"kind", a.kind}, {"target", a.target}, {"detail", a.detail},
                            {"params", a.params}});
   return Json{{"format", kPlanFormat}, {"command", p.command}, {"created_at", p.created_at}, {"context", p.context},
               {"notes", p.notes},       {"preconditions", pre},   {"actions", actions}};
@@ -44,7 +99,15 @@ std::string str_or_empty(const Json& j, const char* k) {
 
 }  // namespace
 
-bool Plan::is_write(const std::string& op) { return !kNonWrites.count(op); }
+std::string_view op_name(PlanOp op) { return kPlanOps[static_cast<std::size_t>(op)].name; }
+
+std::optional<PlanOp> parse_plan_op(std::string_view name) {
+  for (const auto& row : kPlanOps)
+    if (row.name == name) return row.op;
+  return std::nullopt;
+}
+
+bool Plan::is_write(PlanOp op) { return kPlanOps[static_cast<std::size_t>(op)].writes; }
 
 std::size_t Plan::writes() const {
   std::size_t n = 0;
@@ -273,9 +336,13 @@ Plan plan_from_json(const Json& j, const std::string& expected_command, const st
       pc.detail = str_or_empty(c, "detail");
       p.preconditions.push_back(std::move(pc));
     }
-    for (const auto& a : j.value("actions", Json::array()))
-      p.actions.push_back(PlanAction{a.at("op").get<std::string>(), str_or_empty(a, "key"), str_or_empty(a, "kind"),
-                                     str_or_empty(a, "target"), str_or_empty(a, "detail"), a.value("params", Json::object())});
+    for (const auto& a : j.value("actions", Json::array())) {
+      const auto name = a.at("op").get<std::string>();
+      auto op = parse_plan_op(name);
+      if (!op) throw StalePlanError("unknown plan action '" + name + "'; re-run the plan");
+      p.actions.push_back(PlanAction{*op, str_or_empty(a, "key"), str_or_empty(a, "kind"), str_or_empty(a, "target"),
+                                     str_or_empty(a, "detail"), a.value("params", Json::object())});
+    }
   } catch (const Json::exception& e) {
     throw ConfigError(std::string("invalid plan: ") + e.what());
   }

@@ -35,9 +35,10 @@ std::string str(const Json& j, const char* field) {
 }
 
 // Actions whose target is a store branch tether creates, resets or deletes.
-const std::set<std::string> kBranchOps = {"fork", "defer-fork", "reuse", "share", "refork", "delete-branch"};
+const std::set<PlanOp> kBranchOps = {PlanOp::Fork,  PlanOp::DeferFork, PlanOp::Reuse,
+                                     PlanOp::Share, PlanOp::Refork,    PlanOp::DeleteBranch};
 // Actions whose target is the pin ref of params.pin_id.
-const std::set<std::string> kPinOps = {"pin", "unpin", "keep-pin", "repin"};
+const std::set<PlanOp> kPinOps = {PlanOp::Pin, PlanOp::Unpin, PlanOp::KeepPin, PlanOp::Repin};
 
 }  // namespace
 
@@ -80,7 +81,7 @@ void vet_saved_plan(Context& cx, const Plan& plan) {
   for (const auto& a : plan.actions) {
     check_key(a.key);
     if (!a.params.is_object()) refuse(plan, "has an action whose params are not an object");
-    const std::string what = a.key.empty() ? a.op + " " + a.target : a.key;
+    const std::string what = a.key.empty() ? std::string(op_name(a.op)) + " " + a.target : a.key;
     const model::ObjectManifest* m = registered(a.key);
     if (m && !a.kind.empty() && a.kind != m->kind)
       refuse(plan, "gives " + a.key + " the kind " + model::py_repr(a.kind) + "; it is registered as " + m->kind);
@@ -99,9 +100,9 @@ void vet_saved_plan(Context& cx, const Plan& plan) {
         refuse(plan, "names the ref " + model::py_repr(a.target) + " for the pin " + id);
       // A pin made from a state: its id is the hash of kind, identity and state
       // (docs/FORMAT.md#pin-ids-and-pin-refs).
-      if ((a.op == "pin" || a.op == "repin") && a.params.contains("state")) {
+      if ((a.op == PlanOp::Pin || a.op == PlanOp::Repin) && a.params.contains("state")) {
         const std::string kind = m ? m->kind : a.kind;
-        const Json& locator = a.op == "repin" ? a.params.value("locator", Json(nullptr)) : m ? m->locator : Json(nullptr);
+        const Json& locator = a.op == PlanOp::Repin ? a.params.value("locator", Json(nullptr)) : m ? m->locator : Json(nullptr);
         if (locator.is_null()) refuse(plan, "pins " + what + ", which is not registered");
         auto& b = cx.backend(kind);
         const std::string key = a.params.value("key", a.key);
@@ -112,7 +113,7 @@ void vet_saved_plan(Context& cx, const Plan& plan) {
       }
     }
     // Whether a recorded state can be reopened is the backend's answer, not the file's.
-    if (plan.command == "commit" && a.op == "record" && m) {
+    if (plan.command == "commit" && a.op == PlanOp::Record && m) {
       const Json state = a.params.value("state", Json(nullptr));
       const uint32_t caps = cx.effective_capabilities(*m);
       const bool derived = std::string(sdk::tier_name(caps)) != "observed" &&
@@ -121,7 +122,7 @@ void vet_saved_plan(Context& cx, const Plan& plan) {
         refuse(plan, "marks " + a.key + (derived ? " not recoverable" : " recoverable") + ", which its backend does not say");
     }
     if (kBranchOps.count(a.op)) check_ref(a.target, what);
-    if (a.op == "trunk" && m && a.target != cx.backend(m->kind).base_branch(m->locator, a.key))
+    if (a.op == PlanOp::Trunk && m && a.target != cx.backend(m->kind).base_branch(m->locator, a.key))
       refuse(plan, "puts " + a.key + " on " + model::py_repr(a.target) + ", which is not its upstream branch");
     if (auto s = a.params.find("source"); s != a.params.end() && s->is_object() && s->contains("ref"))
       check_ref(str(*s, "ref"), what);
@@ -136,8 +137,8 @@ void require_rederived(const Plan& saved, const Plan& derived) {
   const auto& d = derived.actions;
   auto [si, di] = std::mismatch(s.begin(), s.end(), d.begin(), d.end(), same);
   if (si == s.end() && di == d.end()) return;
-  const std::string which = si != s.end() ? si->op + " " + (si->key.empty() ? si->target : si->key)
-                                          : "(none; tether now plans " + di->op + " " + (di->key.empty() ? di->target : di->key) + ")";
+  const std::string which = si != s.end() ? std::string(op_name(si->op)) + " " + (si->key.empty() ? si->target : si->key)
+                                          : "(none; tether now plans " + std::string(op_name(di->op)) + " " + (di->key.empty() ? di->target : di->key) + ")";
   throw StalePlanError("the saved " + saved.command + " plan is not what tether plans here now (first difference: " + which +
                        "); re-run the plan");
 }

@@ -121,7 +121,7 @@ static Plan rederive_promote(Context& cx, const Plan& saved) {
   auto moves = [](const Plan& p) {
     Json out = Json::array();
     for (const auto& a : p.actions)
-      out.push_back(Json{{"op", a.op}, {"key", a.key}, {"kind", a.kind}, {"target", a.target}, {"params", a.params}});
+      out.push_back(Json{{"op", std::string(op_name(a.op))}, {"key", a.key}, {"kind", a.kind}, {"target", a.target}, {"params", a.params}});
     return out;
   };
   Json want = moves(saved), have = moves(fresh);
@@ -303,7 +303,7 @@ struct PromotePlanner {
     try {
       s.source = checked_source(cx, m);
     } catch (const PinDriftError& e) {
-      plan.actions.push_back({"refuse", m.key, m.kind, "", e.bare_message()});
+      plan.actions.push_back({PlanOp::Refuse, m.key, m.kind, "", e.bare_message()});
       return std::nullopt;
     } catch (const BackendError& e) {
       plan.notes.push_back(m.key + ": not recoverable at " + *opt.rev + " (" + e.bare_message() + ")");
@@ -328,7 +328,7 @@ struct PromotePlanner {
       return std::nullopt;
     }
     if (!cx.backend(m.kind).same(*pr.target, *c->second.state)) {
-      plan.actions.push_back({"refuse", key, m.kind, *ref,
+      plan.actions.push_back({PlanOp::Refuse, key, m.kind, *ref,
                               *ref + " has writes since the last commit (" + model::short_state(*c->second.state) +
                                   " committed, " + model::short_state(*pr.target) + " on the branch); `tether commit` them first"});
       return std::nullopt;
@@ -354,7 +354,7 @@ struct PromotePlanner {
     Json params{{"locator", without_at(m.locator)}, {"source", s.source},         {"base_state", base},
                 {"target_state", s.target_state},    {"fork_point", s.fork_point}};
     if (unchanged == true && opt.strategy != "merge" && can_ff) {
-      plan.actions.push_back({"fast-forward", key, m.kind, base_label,
+      plan.actions.push_back({PlanOp::FastForward, key, m.kind, base_label,
                               base_label + " " + model::short_state(base) + " -> " + model::short_state(s.target_state) +
                                   " (base unchanged since fork)",
                               params});
@@ -364,7 +364,7 @@ struct PromotePlanner {
       std::string why = unchanged == true    ? "base unchanged since fork"
                         : unchanged == false ? "base moved since fork"
                                              : "no fork point recorded; ancestry unknown";
-      plan.actions.push_back({"merge", key, m.kind, base_label,
+      plan.actions.push_back({PlanOp::Merge, key, m.kind, base_label,
                               "merge " + source_ref_label(s.source) + " into " + base_label + " (" + why + ")", params});
       return true;
     }
@@ -381,11 +381,11 @@ struct PromotePlanner {
     }
     const std::string hint = b.description().promote_hint;
     if (!hint.empty()) reason += "; " + hint;
-    plan.actions.push_back({"refuse", key, m.kind, base_label, reason, params});
+    plan.actions.push_back({PlanOp::Refuse, key, m.kind, base_label, reason, params});
     return false;
   }
 
-  static bool is_move(const PlanAction& a) { return a.op == "fast-forward" || a.op == "merge"; }
+  static bool is_move(const PlanAction& a) { return a.op == PlanOp::FastForward || a.op == PlanOp::Merge; }
 
   // Naming keys: a base branch another (unnamed) object shares would land for it too.
   void refuse_shared_bases() {
@@ -410,13 +410,13 @@ struct PromotePlanner {
       std::sort(all.begin(), all.end());
       a.detail = base + " is also " + join(others) + "'s base branch; landing " + a.key +
                  " alone would land theirs too -- name them: `tether promote " + join(all, " ") + "`";
-      a.op = "refuse";
+      a.op = PlanOp::Refuse;
     }
   }
 
   // Same (kind, scope, base) writes collapse onto the first.
   void collapse_shared_writes() {
-    std::map<std::string, std::pair<std::string, std::string>> first_write;  // scope id -> (key, op)
+    std::map<std::string, std::pair<std::string, PlanOp>> first_write;  // scope id -> (key, op)
     for (auto& a : plan.actions) {
       if (!is_move(a)) continue;
       const auto& m = objects.at(a.key);
@@ -425,9 +425,9 @@ struct PromotePlanner {
       auto [it, fresh] = first_write.emplace(id, std::make_pair(a.key, a.op));
       if (fresh) continue;
       a.params["with"] = it->second.first;
-      a.params["would"] = a.op;
-      a.detail = "same branch as " + it->second.first + ": " + it->second.second + " once, for both";
-      a.op = "share";
+      a.params["would"] = std::string(op_name(a.op));
+      a.detail = "same branch as " + it->second.first + ": " + std::string(op_name(it->second.second)) + " once, for both";
+      a.op = PlanOp::Share;
     }
   }
 
@@ -441,7 +441,7 @@ struct PromotePlanner {
     auto blockers = fan_out<sdk::LandingBlocker>(moves.size(), [&](std::size_t i) {
       const PlanAction& a = *moves[i];
       return cx.backend(a.kind).promote_blockers(a.params["locator"], a.params["source"].get<sdk::Source>(),
-                                                   a.op == "merge", sdk::Expected::at(a.params["base_state"]), a.key);
+                                                   a.op == PlanOp::Merge, sdk::Expected::at(a.params["base_state"]), a.key);
     });
     for (std::size_t i = 0; i < moves.size(); ++i) {
       PlanAction& a = *moves[i];
@@ -455,18 +455,18 @@ struct PromotePlanner {
       } else {
         continue;
       }
-      a.op = "refuse";
+      a.op = PlanOp::Refuse;
       a.detail = why;
       if (!conflicts.empty()) a.params["conflicts"] = conflicts;
     }
     // A share whose first key is refused is refused with it.
     std::map<std::string, std::string> refused_why;
     for (const auto& a : plan.actions)
-      if (a.op == "refuse") refused_why[a.key] = a.detail;
+      if (a.op == PlanOp::Refuse) refused_why[a.key] = a.detail;
     for (auto& a : plan.actions)
-      if (a.op == "share")
+      if (a.op == PlanOp::Share)
         if (auto it = refused_why.find(a.params.value("with", std::string())); it != refused_why.end()) {
-          a.op = "refuse";
+          a.op = PlanOp::Refuse;
           a.detail = "same branch as " + it->first + ": " + it->second;
         }
   }
@@ -474,7 +474,7 @@ struct PromotePlanner {
   std::vector<std::string> refused_keys() const {
     std::vector<std::string> refused;
     for (const auto& a : plan.actions)
-      if (a.op == "refuse") refused.push_back(a.key);
+      if (a.op == PlanOp::Refuse) refused.push_back(a.key);
     return refused;
   }
 
@@ -489,11 +489,11 @@ struct PromotePlanner {
                             " backwards or sideways and drop them. Merge or rebase the manifests onto " + trunk +
                             " first, or name keys to land a subset (which never moves the trunk)";
     for (auto& a : plan.actions)
-      if (Plan::is_write(a.op) || a.op == "share") {
-        a.op = "refuse";
+      if (Plan::is_write(a.op) || a.op == PlanOp::Share) {
+        a.op = PlanOp::Refuse;
         a.detail = why;
       }
-    if (plan.actions.empty()) plan.actions.push_back({"refuse", "", "", trunk, why});
+    if (plan.actions.empty()) plan.actions.push_back({PlanOp::Refuse, "", "", trunk, why});
     plan.notes.push_back("nothing moved: " + why);
     return true;
   }
@@ -503,10 +503,10 @@ struct PromotePlanner {
     const auto refused = refused_keys();
     if (refused.empty()) return;
     for (auto& a : plan.actions) {
-      if (a.op == "refuse") continue;
-      a.detail = "would " + a.op + ": " + a.detail + "; held because " + join(refused) +
+      if (a.op == PlanOp::Refuse) continue;
+      a.detail = "would " + std::string(op_name(a.op)) + ": " + a.detail + "; held because " + join(refused) +
                  " refused, and a bookmark is planned whole or not at all";
-      a.op = "hold";
+      a.op = PlanOp::Hold;
     }
     plan.notes.push_back("nothing moved: " + join(refused) +
                          " refused; settle them (see the refusals) and promote again, or land the rest on purpose "
@@ -560,16 +560,16 @@ struct PromoteApplier {
     for (const auto& a : plan.actions) {
       if (a.key.empty()) continue;
       acted.insert(a.key);
-      if (a.op == "refuse") rep.refused[a.key] = a.detail;
-      if (a.op == "refuse" && a.params.contains("conflicts") && a.params["conflicts"].is_array())
+      if (a.op == PlanOp::Refuse) rep.refused[a.key] = a.detail;
+      if (a.op == PlanOp::Refuse && a.params.contains("conflicts") && a.params["conflicts"].is_array())
         rep.conflicts[a.key] = a.params["conflicts"].get<std::vector<std::string>>();
-      if (a.op == "hold") rep.held[a.key] = a.detail;
+      if (a.op == PlanOp::Hold) rep.held[a.key] = a.detail;
     }
     for (const auto& [k, m] : cx.manifests)
       if (!acted.count(k)) rep.skipped.push_back(k);
     for (const auto& a : plan.actions) {
-      if (a.op == "merge") merges.push_back(&a);
-      if (a.op == "fast-forward") ffs.push_back(&a);
+      if (a.op == PlanOp::Merge) merges.push_back(&a);
+      if (a.op == PlanOp::FastForward) ffs.push_back(&a);
     }
     any_writes = !merges.empty() || !ffs.empty();
   }
@@ -631,7 +631,7 @@ struct PromoteApplier {
     oplog.progress(op_id, Json{{"action", "landing"},
                                {"key", a.key},
                                {"kind", a.kind},
-                               {"op", merge ? "merge" : "fast-forward"},
+                               {"op", std::string(op_name(merge ? PlanOp::Merge : PlanOp::FastForward))},
                                {"from", base},
                                {"to", merge ? Json(nullptr) : target}});
     if (merge) return b.merge(loc, src, ctx.message, sdk::Expected::at(base), a.key);
@@ -727,7 +727,7 @@ struct PromoteApplier {
   // Shares follow their first key.
   void follow_shares() {
     for (const auto& a : plan.actions) {
-      if (a.op != "share") continue;
+      if (a.op != PlanOp::Share) continue;
       std::string with = a.params.value("with", std::string());
       if (auto f = rep.fast_forwarded.find(with); f != rep.fast_forwarded.end()) rep.fast_forwarded[a.key] = f->second;
       else if (auto m = rep.merged.find(with); m != rep.merged.end()) rep.merged[a.key] = m->second;
@@ -862,12 +862,13 @@ static std::optional<std::vector<PromoteMove>> promote_moves(const Undoer& u) {
   std::vector<PromoteMove> out;
   for (const auto& a : plan_it->value("actions", Json::array())) {
     if (!a.is_object()) continue;
-    std::string op = str_of(a, "op"), key = str_of(a, "key");
-    if ((op != "fast-forward" && op != "merge") || rewound.count(key)) continue;
+    const auto op = parse_plan_op(str_of(a, "op"));
+    const std::string key = str_of(a, "key");
+    if ((op != PlanOp::FastForward && op != PlanOp::Merge) || rewound.count(key)) continue;
     if (!started.count(key) && !landed.count(key)) continue;
     const Json params = a.value("params", Json::object());
     PromoteMove m{key, str_of(a, "kind"), params.value("locator", Json::object()), params.value("base_state", Json(nullptr)),
-                  params.value("target_state", Json(nullptr)), std::nullopt, op == "merge"};
+                  params.value("target_state", Json(nullptr)), std::nullopt, op == PlanOp::Merge};
     if (auto it = landed.find(key); it != landed.end()) m.after = it->second;
     out.push_back(std::move(m));
   }
@@ -934,15 +935,15 @@ void plan_undo_promote(Undoer& u) {
   auto moves = promote_moves(u);
   if (!moves) {
     auto lines = promote_lines(u);
-    for (const auto& [key, moved] : lines) u.act("irreversible", key, "", "base branch", moved);
+    for (const auto& [key, moved] : lines) u.act(PlanOp::Irreversible, key, "", "base branch", moved);
     if (lines.empty()) u.note("promote moved nothing");
     return;
   }
   for (const auto& m : *moves)
-    u.act("rewind", m.key, m.kind, "base branch",
+    u.act(PlanOp::Rewind, m.key, m.kind, "base branch",
         "back to " + model::short_state(m.before) + (m.after ? " from " + model::short_state(*m.after) : std::string()));
   if (auto t = promote_trunk(u))
-    u.act("move-bookmark", "", "", std::get<0>(*t), "back to " + std::get<1>(*t).substr(0, 12));
+    u.act(PlanOp::MoveBookmark, "", "", std::get<0>(*t), "back to " + std::get<1>(*t).substr(0, 12));
   u.plan_workspace();
   if (u.plan->actions.empty()) u.note("promote moved nothing");
 }

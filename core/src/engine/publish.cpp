@@ -19,7 +19,7 @@ Plan dry_run_plan(const PublishResult& r, const std::string& at) {
   plan.created_at = at;
   plan.context = {{"schema", r.schema}, {"head", r.head}};
   for (const auto& [table, n] : r.upserted)
-    if (n > 0) plan.actions.push_back({"upsert", "", "", r.schema + "." + table, std::to_string(n) + " row(s)", {}});
+    if (n > 0) plan.actions.push_back({PlanOp::Upsert, "", "", r.schema + "." + table, std::to_string(n) + " row(s)", {}});
   if (r.skipped_commits > 0) plan.notes.push_back(std::to_string(r.skipped_commits) + " commit(s) already published");
   return plan;
 }

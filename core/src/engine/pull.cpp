@@ -101,7 +101,7 @@ PullResult pull(Repo& repo, const std::optional<std::string>& bookmark, const st
   auto cr = apply_commit(cx, plan, /*verify=*/false, "pull", progress);
   res.vcs_commit = cr.vcs_commit;
   for (const auto& a : plan.actions)
-    if (!a.key.empty()) res.pinned[a.key] = a.op == "pin" ? std::optional<std::string>(a.params["pin_id"].get<std::string>()) : std::nullopt;
+    if (!a.key.empty()) res.pinned[a.key] = a.op == PlanOp::Pin ? std::optional<std::string>(a.params["pin_id"].get<std::string>()) : std::nullopt;
   return res;
 }
 

@@ -40,7 +40,7 @@ AbandonResult abandon(const Dataset& ds, const std::string& rev, bool with_gc = 
 std::vector<std::string> unpin_targets(const Plan& plan) {
   std::vector<std::string> out;
   for (const auto& a : plan.actions)
-    if (a.op == "unpin") out.push_back(a.target);
+    if (a.op == PlanOp::Unpin) out.push_back(a.target);
   return out;
 }
 

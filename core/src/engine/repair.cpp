@@ -106,8 +106,8 @@ static Plan plan_repair(Context& cx, const RepairOptions& opt) {
       std::size_t moves = 0;
       if (auto acts = e.pre["plan"].find("actions"); acts != e.pre["plan"].end() && acts->is_array())
         for (const auto& a : *acts)
-          if (str_of(a, "op") == "fast-forward" || str_of(a, "op") == "merge") ++moves;
-      plan.actions.push_back({"finish-promote", "", "", e.id,
+          if (auto op = parse_plan_op(str_of(a, "op")); op == PlanOp::FastForward || op == PlanOp::Merge) ++moves;
+      plan.actions.push_back({PlanOp::FinishPromote, "", "", e.id,
                               "promote " + e.id + " (" + e.at + ") was interrupted; land what it had not of its " +
                                   std::to_string(moves) + " move(s) and settle the rest (`tether undo " + e.id +
                                   "` reverses it instead)",
@@ -149,7 +149,7 @@ static Plan plan_repair(Context& cx, const RepairOptions& opt) {
     }
     const auto& rep = *reports[i].value;
     if (rep.status == sdk::VerifyStatus::Missing)
-      plan.actions.push_back({"repin", label, m.kind, m.pin->ref,
+      plan.actions.push_back({PlanOp::Repin, label, m.kind, m.pin->ref,
                               "pin missing (" + rep.message + "); recreate at " + model::short_state(*m.state),
                               Json{{"locator", m.locator}, {"state", *m.state}, {"pin_id", m.pin->id}, {"key", m.key}}});
     else if (rep.status == sdk::VerifyStatus::Drifted)
@@ -169,7 +169,7 @@ static Plan plan_repair(Context& cx, const RepairOptions& opt) {
         auto refs = be.list_working_refs(m.locator, key);
         if (std::find(refs.begin(), refs.end(), ref) != refs.end()) continue;
         std::string from = m.pin ? "pin " + m.pin->ref : model::short_state(*m.state);
-        plan.actions.push_back({"refork", key, m.kind, ref, "working branch missing; recreate from the manifest (" + from + ")",
+        plan.actions.push_back({PlanOp::Refork, key, m.kind, ref, "working branch missing; recreate from the manifest (" + from + ")",
                                 Json{{"locator", m.locator}}});
         plan.preconditions.push_back({"ref_absent", nullptr, key, Json{{"ref", ref}, {"locator", m.locator}},
                                       ref + " exists again since the plan was made; re-run the plan"});
@@ -191,7 +191,7 @@ static RepairResult apply_repair(Context& cx, const Plan& plan) {
   std::string op_id = oplog.begin("repair", Json{{"workspace", model::workspace_to_toml(*cx.workspace)}});
 
   std::vector<const PlanAction*> repins, reforks, finishes;
-  for (const auto& a : plan.actions) (a.op == "repin" ? repins : a.op == "finish-promote" ? finishes : reforks).push_back(&a);
+  for (const auto& a : plan.actions) (a.op == PlanOp::Repin ? repins : a.op == PlanOp::FinishPromote ? finishes : reforks).push_back(&a);
   // Interrupted promotes first: a refork below must not race a base that is still moving.
   for (const auto* a : finishes) {
     try {

@@ -35,7 +35,7 @@ TEST_CASE("repair recreates a deleted pin at the recorded state") {
 
   const auto dry = repair(ds, true);
   REQUIRE(dry.plan.actions.size() == 1);
-  CHECK(dry.plan.actions[0].op == "repin");
+  CHECK(dry.plan.actions[0].op == PlanOp::Repin);
   CHECK(dry.plan.actions[0].target == pin);
   CHECK(ds.tags("sys1").empty());
 

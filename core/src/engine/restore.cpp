@@ -115,7 +115,7 @@ struct RestorePlanner {
   }
 
   void refuse(const std::string& key, const model::ObjectManifest& m, const std::string& why) {
-    plan.actions.push_back({"refuse", key, m.kind, "", why});
+    plan.actions.push_back({PlanOp::Refuse, key, m.kind, "", why});
   }
 
   void plan_key(const std::string& key) {
@@ -136,7 +136,7 @@ struct RestorePlanner {
       if (!b.same(*first_then.state, *was.state))
         return refuse(key, m, "shares " + target + " with '" + f->second + "' but pins a different state of it at " + opt.from +
                                   "; a branch is at one point");
-      plan.actions.push_back({"share", key, m.kind, target, "same branch as " + f->second + ": reset once, for both",
+      plan.actions.push_back({PlanOp::Share, key, m.kind, target, "same branch as " + f->second + ": reset once, for both",
                               Json{{"with", f->second}, {"then_state", *was.state}}});
       return;
     }
@@ -216,7 +216,7 @@ struct RestorePlanner {
       plan.preconditions.push_back({"ref_absent", nullptr, key, Json{{"ref", target}},
                                     "restore " + key + ": " + target + " exists since the plan was made; re-run the plan"});
     }
-    plan.actions.push_back({"fork", key, m.kind, target, detail, params});
+    plan.actions.push_back({PlanOp::Fork, key, m.kind, target, detail, params});
   }
 };
 
@@ -225,7 +225,7 @@ static Plan plan_restore(Context& cx, const RestoreOptions& opt) { return Restor
 static RestoreResult apply_restore(Context& cx, const Plan& plan) {
   std::vector<std::string> refusals;
   for (const auto& a : plan.actions)
-    if (a.op == "refuse") refusals.push_back(a.key + ": " + a.detail);
+    if (a.op == PlanOp::Refuse) refusals.push_back(a.key + ": " + a.detail);
   if (!refusals.empty()) throw TetherError("cannot restore:\n  " + join(refusals, "\n  "));
   const RestorePayload ctx = RestorePayload::from(plan);
   RestoreResult res;
@@ -240,7 +240,7 @@ static RestoreResult apply_restore(Context& cx, const Plan& plan) {
   model::Workspace& ws = *cx.workspace;
   try {
     for (const auto& a : plan.actions) {
-      if (a.op != "fork") continue;
+      if (a.op != PlanOp::Fork) continue;
       const auto& m = cx.manifests.at(a.key);
       auto then = model::parse_manifest(a.params["then"].get<std::string>(), "the plan's manifest of " + a.key, a.key);
       sdk::Source source = a.params["source"].get<sdk::Source>();
@@ -251,7 +251,7 @@ static RestoreResult apply_restore(Context& cx, const Plan& plan) {
       oplog.progress(op_id, Json{{"action", "fork"}, {"key", a.key}, {"ref", ref}});
       std::vector<std::string> keys{a.key};
       for (const auto& s : plan.actions)
-        if (s.op == "share" && s.params.value("with", std::string()) == a.key) keys.push_back(s.key);
+        if (s.op == PlanOp::Share && s.params.value("with", std::string()) == a.key) keys.push_back(s.key);
       for (const auto& k : keys) {
         ws.working_refs[k] = ref;
         ws.pending_forks.erase(k);

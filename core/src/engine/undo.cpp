@@ -87,7 +87,7 @@ Undoer Undoer::of(Context& cx, const std::vector<OpEntry>& entries, std::size_t 
   return u;
 }
 
-void Undoer::act(const std::string& op, const std::string& key, const std::string& kind, const std::string& what,
+void Undoer::act(PlanOp op, const std::string& key, const std::string& kind, const std::string& what,
                  const std::string& detail, Json params) {
   plan->actions.push_back({op, key, kind, what, detail, std::move(params)});
 }
@@ -152,7 +152,7 @@ void Undoer::plan_workspace() {
   if (!c) return;
   std::vector<std::string> fields;
   for (const auto& p : c->restore) fields.push_back(field_label(p));
-  if (!fields.empty()) act("restore-workspace", "", "", "workspace.toml", join(fields));
+  if (!fields.empty()) act(PlanOp::RestoreWorkspace, "", "", "workspace.toml", join(fields));
   if (!c->left.empty()) note("workspace.toml: left " + join(c->left) + " (changed again by a later operation)");
 }
 
@@ -175,8 +175,8 @@ void Undoer::plan_manifests() {
   auto objects = target.pre.find("objects");
   if (objects == target.pre.end() || !objects->is_object()) return;
   for (const auto& [key, text] : objects->items()) {
-    if (text.is_string()) act("restore-manifest", key, "", "manifest", "as it was before " + target.command);
-    else if (cx.manifests.count(key)) act("restore-manifest", key, "", "manifest", "removed again");
+    if (text.is_string()) act(PlanOp::RestoreManifest, key, "", "manifest", "as it was before " + target.command);
+    else if (cx.manifests.count(key)) act(PlanOp::RestoreManifest, key, "", "manifest", "removed again");
   }
 }
 

@@ -48,7 +48,7 @@ TEST_CASE("undo of a commit uncommits it, keeps its pin and is recorded once") {
   const auto dry = undo(ds, std::nullopt, /*dry_run=*/true);
   CHECK_FALSE(dry.applied);
   REQUIRE(dry.plan.actions.size() == 1);
-  CHECK(dry.plan.actions[0].op == "uncommit");
+  CHECK(dry.plan.actions[0].op == PlanOp::Uncommit);
   CHECK(ds.op_log() == log);
   CHECK(ds.head() == *second.vcs_commit);
 

@@ -32,7 +32,7 @@ struct Undoer {
   static Undoer of(Context& cx, const std::vector<OpEntry>& entries, std::size_t at, bool discard);
 
   // Planning: one action of the plan, or a note.
-  void act(const std::string& op, const std::string& key, const std::string& kind, const std::string& what,
+  void act(PlanOp op, const std::string& key, const std::string& kind, const std::string& what,
            const std::string& detail, nlohmann::json params = nlohmann::json::object());
   void note(const std::string& n);
 

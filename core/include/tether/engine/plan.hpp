@@ -7,8 +7,11 @@
 // live systems.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,8 +22,67 @@ using Json = nlohmann::json;
 
 inline constexpr int kPlanFormat = 3;
 
+// What an action does to its object. Saved plans spell it by name (op_name); the names are
+// the format and never change. In the order of the table in plan.cpp.
+enum class PlanOp : int {
+  // commit
+  Pin,
+  Record,
+  VcsCommit,
+  // new, restore
+  Fork,
+  DeferFork,
+  Reuse,
+  Share,
+  Trunk,
+  // promote
+  FastForward,
+  Merge,
+  Hold,
+  // any planner: what it will not do, and why
+  Refuse,
+  // gc, abandon, drop
+  Unpin,
+  KeepPin,
+  DeleteBranch,
+  KeepBranch,
+  ForgetWorkingRef,
+  DeleteListing,
+  AbandonCommit,
+  MoveBookmark,
+  DeleteBookmark,
+  LeaveBookmark,
+  // repair
+  Repin,
+  Refork,
+  FinishPromote,
+  // import, publish
+  Add,
+  Update,
+  Remove,
+  Upsert,
+  // forget-workspace
+  DeleteFile,
+  ForgetVcsWorkspace,
+  // undo
+  Uncommit,
+  Rewind,
+  RecreateBranch,
+  RestoreListing,
+  RestoreManifest,
+  RestoreWorkspace,
+  ReturnVcs,
+  Irreversible,  // a line naming what cannot be reversed
+};
+inline constexpr std::size_t kPlanOpCount = static_cast<std::size_t>(PlanOp::Irreversible) + 1;
+
+// "pin", "vcs-commit", "fast-forward", ...: the name a saved plan and `--dry-run` use.
+std::string_view op_name(PlanOp op);
+// The op named `name`; nothing for a name this build does not know.
+std::optional<PlanOp> parse_plan_op(std::string_view name);
+
 struct PlanAction {
-  std::string op;  // pin | record | vcs-commit | fork | defer-fork | reuse | share | refuse | trunk | ...
+  PlanOp op;
   std::string key, kind, target, detail;
   Json params = Json::object();
 };
@@ -41,9 +103,9 @@ struct Plan {
   std::vector<Precondition> preconditions;
   std::vector<PlanAction> actions;
 
-  // Actions that write (not trunk, keep-*, defer-fork, refuse, reuse, adopt, hold, share).
+  // Actions that write (not trunk, keep-*, defer-fork, refuse, reuse, hold, share, irreversible).
   std::size_t writes() const;
-  static bool is_write(const std::string& op);
+  static bool is_write(PlanOp op);
   // sha256 over the sorted, ASCII-escaped JSON of everything but the digest
   // (docs/FORMAT.md#the-digest).
   std::string digest() const;
