@@ -98,12 +98,10 @@ OpLog op_log(const Context& cx);
 PinIndex pin_index(const Context& cx);
 void log_op(Context& cx, const std::string& command, const Json& pre, const Json& result);
 
-// ---- the op log and warnings (support.cpp) ----
+// ---- the op log (support.cpp) ----
 // An op log's entries (this checkout's, or the one of the checkout rooted at `checkout`);
-// malformed lines are skipped with one warning.
+// malformed lines are skipped with one warning (to the warning sink, else into warnings).
 std::vector<OpEntry> read_ops(const Context& cx, const std::optional<std::filesystem::path>& checkout = std::nullopt);
-// To the warning sink, or into warnings; each distinct text once.
-void warn(const Context& cx, const std::string& text);
 
 // ---- bookmarks and branches (branching.cpp) ----
 Json vcs_position(const Context& cx);

@@ -354,7 +354,8 @@ void PinIndex::release(const std::set<std::string>& pin_ids) {
 
 namespace tether::engine {
 
-void warn(const Context& cx, const std::string& text) {
+// To the warning sink, or into warnings; each distinct text once.
+static void warn(const Context& cx, const std::string& text) {
   if (!cx.warned.insert(text).second) return;
   if (cx.warning_sink) cx.warning_sink(text);
   else cx.warnings.push_back(text);
