@@ -1,0 +1,77 @@
+// The implementations behind objstore::open, and the HTTP layer they share. Private to the client.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tether/support/objstore.hpp"
+
+namespace tether::support::objstore {
+
+std::unique_ptr<Store> open_s3(const Location& location, const Options& options, const Environment& env);
+
+struct HttpRequest {
+  std::string method;
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;  // sent as given
+  std::string_view body;                                      // PUT only
+  bool head = false;                                          // no body expected
+};
+
+struct HttpAnswer {
+  long status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  // lowercase names; the last value of each
+};
+
+struct HttpSettings {
+  bool allow_http = false;
+  bool allow_invalid_certificates = false;
+  long connect_timeout_ms = 10'000;
+  long timeout_ms = 0;             // the whole request; 0 = none (slow transfers end by low_speed)
+  long low_speed_seconds = 60;     // abort when under 1 byte/s for this long
+  std::string user_agent = "tether";
+  std::string proxy_url;
+  std::string root_certificate;
+  int attempts = 4;                // retries of 429/5xx/timeouts included
+  double backoff_base_s = 0.2;
+  double backoff_cap_s = 5.0;
+  std::size_t max_body = std::size_t(1) << 31;  // refuse answers larger than this
+};
+
+HttpSettings http_settings(const Options& options);
+
+// libcurl with a pool of easy handles (each keeps its connections) so that concurrent calls
+// reuse connections without sharing a handle. Retries failed exchanges with exponential
+// backoff and full jitter; `sign` is called before every attempt (the signature carries the
+// time). A transport failure after the last attempt is StoreError{Unreachable} naming `what`.
+class Http {
+ public:
+  explicit Http(HttpSettings settings);
+  ~Http();
+  Http(const Http&) = delete;
+  Http& operator=(const Http&) = delete;
+
+  HttpAnswer exchange(const std::function<HttpRequest()>& make, const std::string& what);
+
+  const HttpSettings& settings() const { return settings_; }
+
+ private:
+  HttpAnswer once(const HttpRequest& r, const std::string& what, bool& transient);
+  void* take();
+  void give(void* handle);
+
+  HttpSettings settings_;
+  std::mutex mu_;
+  std::vector<void*> idle_;
+};
+
+bool retryable_status(long status);
+
+}  // namespace tether::support::objstore
