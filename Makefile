@@ -7,7 +7,7 @@ MESON_FLAGS ?= -Dwerror=true
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build test test-asan test-asan-run test-asan-cli test-fuzz demo bench install clean
+.PHONY: all deps build test test-run test-asan test-asan-run test-asan-build test-asan-tests test-asan-cli test-fuzz demo bench install clean
 
 all: build
 
@@ -22,11 +22,17 @@ build: deps $(BUILD)/build.ninja
 
 # Every test of the build (gcc); then, in build-asan (clang, AddressSanitizer + UBSan, libFuzzer
 # coverage), the unit tests, the cli-asan scenarios against a sanitized tether and plugins, and
-# the fuzz targets of fuzz/. The last line is the total: `N passed, N failed, N skipped`.
+# the fuzz targets of fuzz/. Both builds come first; then one throwaway Ceph object gateway
+# (tests/s3/with-cluster --shared) serves every S3 test of both runs, one bucket per test. The
+# last line is the total: `N passed, N failed, N skipped`.
 test: build $(ASAN_BUILD)/build.ninja
+	@$(MAKE) --no-print-directory test-asan-build
+	@tests/s3/with-cluster --shared $(MAKE) --no-print-directory test-run
+
+test-run:
 	@rc=0; \
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2 || rc=1; \
-	$(MAKE) --no-print-directory test-asan-run || rc=1; \
+	$(MAKE) --no-print-directory test-asan-tests || rc=1; \
 	scripts/test-summary $(BUILD) $(ASAN_BUILD) || rc=1; \
 	exit $$rc
 
@@ -42,9 +48,14 @@ test-asan: deps $(ASAN_BUILD)/build.ninja
 
 # Leak reports (detect_leaks=1) and the first UBSan report fail the run; a fuzz target fails on
 # its first crash (fuzz/run).
-test-asan-run:
+test-asan-run: test-asan-build
+	@tests/s3/with-cluster --shared $(MAKE) --no-print-directory test-asan-tests
+
+test-asan-build:
 	ninja -C $(ASAN_BUILD) build.ninja  # reconfigure first if a meson.build changed, so the target list is current
 	ninja -C $(ASAN_BUILD) $$(scripts/test-targets $(ASAN_BUILD) $(ASAN_SUITES))
+
+test-asan-tests:
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  meson test -C $(ASAN_BUILD) --no-rebuild $(addprefix --suite ,$(ASAN_SUITES)) --print-errorlogs --num-processes 2
 
