@@ -373,7 +373,7 @@ std::unique_ptr<Store> open(const Location& location, const Options& options, co
     case Service::Azure:
       return open_azure(location, options, env);
     case Service::Http:
-      throw StoreError(ErrorKind::Unsupported, location.root() + ": plain HTTP(S) objects are not supported by this build yet");
+      return open_http(location, options);
   }
   throw StoreError(ErrorKind::Config, location.root() + ": unknown store");
 }
