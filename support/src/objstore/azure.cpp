@@ -232,8 +232,17 @@ class AzureStore final : public Store {
     Headers h{{"x-ms-blob-type", "BlockBlob"}, {"content-type", "application/octet-stream"}};
     if (c.kind == PutCondition::Kind::IfAbsent) h.emplace_back("if-none-match", "*");
     if (c.kind == PutCondition::Kind::IfMatch) h.emplace_back("if-match", "\"" + strip_quotes(c.etag) + "\"");
-    HttpAnswer a = send("PUT", key, {}, h, body, false);
-    if (a.status == 412 || (a.status == 409 && c.kind != PutCondition::Kind::Always))
+    int attempts = 1;
+    HttpAnswer a = send("PUT", key, {}, h, body, false, false, &attempts);
+    bool lost = a.status == 412 || (a.status == 409 && c.kind != PutCondition::Kind::Always);
+    if (lost && attempts > 1) {
+      // An earlier attempt may have been written before its answer was lost: then the
+      // condition fails against our own bytes. What is there now tells.
+      ObjectMeta now;
+      if (auto there = get(key, std::nullopt, std::nullopt, &now); there && *there == body)
+        return PutResult{now.etag, now.version_id};
+    }
+    if (lost)
       throw StoreError(ErrorKind::PreconditionFailed,
                        where(key) + (c.kind == PutCondition::Kind::IfAbsent ? ": already exists" : ": changed since it was read"),
                        a.status);
@@ -294,7 +303,7 @@ class AzureStore final : public Store {
   }
 
   HttpAnswer send(const std::string& method, const std::string& key, const Query& query, const Headers& extra,
-                  std::string_view body, bool head, bool container_level = false) {
+                  std::string_view body, bool head, bool container_level = false, int* attempts = nullptr) {
     std::string path = base_path_ + "/" + loc_.bucket + (container_level ? "" : "/" + uri_encode(key, true));
     std::string qs;
     for (const auto& [k, v] : query) qs += (qs.empty() ? "?" : "&") + uri_encode(k, false) + "=" + uri_encode(v, false);
@@ -337,7 +346,7 @@ class AzureStore final : public Store {
       }
       return r;
     };
-    return http_->exchange(make, method + " " + where(key));
+    return http_->exchange(make, method + " " + where(key), attempts);
   }
 
   static std::string error_code(const HttpAnswer& a) {

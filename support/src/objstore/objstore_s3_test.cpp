@@ -7,6 +7,8 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <set>
 #include <thread>
@@ -149,6 +151,33 @@ TEST_CASE("conditional puts: create-only and replace-if-unchanged are arbitrated
   for (auto& t : ts) t.join();
   CHECK(won == 1);
   CHECK(lost == 7);
+}
+
+TEST_CASE("a conditional put whose answer was lost: the retry finds its own bytes, not a conflict") {
+  std::string b = new_bucket("lossy");
+  std::string endpoint = env("TETHER_TEST_S3_ENDPOINT");
+  std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+  std::string cmd = "exec " + std::string(TETHER_SOURCE_ROOT) + "/tests/s3/lossy-proxy " + port;
+  FILE* proxy = popen(cmd.c_str(), "r");
+  REQUIRE(proxy);
+  char line[32] = {0};
+  REQUIRE(std::fgets(line, sizeof line, proxy));
+  Options through = options();
+  int proxy_port = 0, proxy_pid = 0;
+  REQUIRE(std::sscanf(line, "%d %d", &proxy_port, &proxy_pid) == 2);
+  through.values["endpoint"] = "http://127.0.0.1:" + std::to_string(proxy_port);
+  {
+    auto s = store(b, through);
+    // The first PUT is carried out by the store, its answer lost; the client retries and gets
+    // 412 (the key exists), reads the key back, finds its own bytes: created, not a conflict.
+    PutResult r = s->put("refs/tag.v1/ref.json", "{\"snapshot\":\"A\"}", PutCondition::if_absent());
+    CHECK(r.etag == store(b)->head("refs/tag.v1/ref.json")->etag);
+    // Someone else's bytes stay a conflict.
+    CHECK(kind_of([&] { s->put("refs/tag.v1/ref.json", "{\"snapshot\":\"B\"}", PutCondition::if_absent()); }) ==
+          ErrorKind::PreconditionFailed);
+  }
+  ::kill(proxy_pid, SIGTERM);
+  pclose(proxy);
 }
 
 TEST_CASE("listing: pages with continuation tokens, delimiters, keys that need encoding") {

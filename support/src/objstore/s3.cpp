@@ -348,8 +348,17 @@ class S3Store final : public Store {
       throw StoreError(ErrorKind::Unsupported, where(key) + ": conditional writes are disabled for this store (conditional_put)");
     if (c.kind == PutCondition::Kind::IfAbsent) h.emplace_back("if-none-match", "*");
     if (c.kind == PutCondition::Kind::IfMatch) h.emplace_back("if-match", strip_quotes(c.etag));
-    HttpAnswer a = send("PUT", key, {}, h, body, false);
-    if (a.status == 412 || (a.status == 409 && c.kind != PutCondition::Kind::Always))
+    int attempts = 1;
+    HttpAnswer a = send("PUT", key, {}, h, body, false, false, &attempts);
+    bool lost = a.status == 412 || (a.status == 409 && c.kind != PutCondition::Kind::Always);
+    if (lost && attempts > 1) {
+      // An earlier attempt may have been written before its answer was lost: then the
+      // condition fails against our own bytes. What is there now tells.
+      ObjectMeta now;
+      if (auto there = get(key, std::nullopt, std::nullopt, &now); there && *there == body)
+        return PutResult{now.etag, now.version_id};
+    }
+    if (lost)
       throw StoreError(ErrorKind::PreconditionFailed,
                        where(key) + (c.kind == PutCondition::Kind::IfAbsent ? ": already exists" : ": changed since it was read"),
                        a.status);
@@ -433,7 +442,7 @@ class S3Store final : public Store {
 
   HttpAnswer send(const std::string& method, const std::string& key, const std::map<std::string, std::string>& query,
                   const std::vector<std::pair<std::string, std::string>>& extra, std::string_view body, bool head,
-                  bool bucket_level = false) {
+                  bool bucket_level = false, int* attempts = nullptr) {
     std::string host = path_style_ ? endpoint_host_ : loc_.bucket + "." + endpoint_host_;
     std::string path = endpoint_path_ + (path_style_ ? "/" + loc_.bucket : std::string()) + "/" +
                        (bucket_level ? std::string() : uri_encode(key, true));
@@ -466,7 +475,7 @@ class S3Store final : public Store {
       }
       return r;
     };
-    return http_->exchange(make, method + " " + where(key));
+    return http_->exchange(make, method + " " + where(key), attempts);
   }
 
   static std::string error_code(const HttpAnswer& a) {

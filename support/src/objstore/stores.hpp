@@ -60,7 +60,8 @@ class Http {
   Http(const Http&) = delete;
   Http& operator=(const Http&) = delete;
 
-  HttpAnswer exchange(const std::function<HttpRequest()>& make, const std::string& what);
+  // `attempts`, when given, receives how many exchanges were made (1 when the first answered).
+  HttpAnswer exchange(const std::function<HttpRequest()>& make, const std::string& what, int* attempts = nullptr);
 
   const HttpSettings& settings() const { return settings_; }
 
