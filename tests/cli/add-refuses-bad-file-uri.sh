@@ -6,7 +6,7 @@ new_dataset
 remember_state
 fails 1 tether add bucket s3:///prefix/ --kind file
 err_lines 1
-err_matches "^error: \[bucket\] cannot use s3:///prefix/ as a file URI: "
+err_matches "^error: \[bucket\] cannot use object-store URL 's3:///prefix/': "
 fails 1 tether add bucket s3://some-bucket/prefix/ --kind file --set region=evil.example/x
 err_lines 1
 err_matches "^error: \[bucket\] file locator 'region' must be a region name"
