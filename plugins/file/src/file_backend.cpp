@@ -178,7 +178,7 @@ sdk::State FileBackend::fingerprint_remote(const sdk::Locator& locator, const Re
     std::size_t no_etag_count = 0;
     for (objstore::ObjectMeta& m : objects) {
       if (m.etag.empty()) {
-        if (no_etag.size() < 3) no_etag.push_back(m.key);
+        if (no_etag.size() < 3) no_etag.push_back(m.key.substr(0, 200));  // the store's bytes: bounded
         ++no_etag_count;
         continue;
       }

@@ -38,9 +38,13 @@ objstore::Options resolve_options(const sdk::Json& defaults, const sdk::Json& se
     out = objstore::options_from_settings(defaults, "[backends.file]");
     out.merge(objstore::options_from_settings(settings, "the secrets for " + uri));
   } catch (const objstore::StoreError& e) {
-    throw sdk::BackendError(uri + ": " + e.what() + "; fix it in .tether/secrets.toml");
+    throw RemoteError(uri + ": " + e.what() + "; fix it in .tether/secrets.toml", objstore::ErrorKind::Config);
   }
-  if (auto region = locator_region(locator)) out.values["region"] = *region;
+  try {
+    if (auto region = locator_region(locator)) out.values["region"] = *region;
+  } catch (const sdk::BackendError& e) {
+    throw RemoteError(e.what(), objstore::ErrorKind::Config);
+  }
   return out;
 }
 

@@ -35,20 +35,21 @@ RemoteTarget parse_remote(const std::string& uri);
 // committed, so its value may be hostile: anything else is a BackendError.
 std::optional<std::string> locator_region(const sdk::Locator& locator);
 
-// The store options of one object: objstore::options_from_settings of the kind defaults,
-// then of `settings` (what sdk::Backend::secrets_for returned: the defaults with the matching
-// URI rule's keys over them; read apart because a rule's own storage_options table replaces
-// the defaults' there), then the locator's region. Throws sdk::BackendError naming `uri` for
-// an unknown option or a bad value.
-objstore::Options resolve_options(const sdk::Json& defaults, const sdk::Json& settings, const sdk::Locator& locator,
-                                  const std::string& uri);
-
-// A failure talking to the store, already worded for the user (one line naming the object
-// and the way out). verify reports it as an error, not as a missing object.
+// A failure to configure or talk to the store, already worded for the user (one line naming
+// the object and the way out). It says nothing about the object: verify reports it as an
+// error, not as a missing object.
 struct RemoteError : sdk::BackendError {
   RemoteError(const std::string& m, objstore::ErrorKind kind) : sdk::BackendError(m), kind(kind) {}
   objstore::ErrorKind kind;
 };
+
+// The store options of one object: objstore::options_from_settings of the kind defaults,
+// then of `settings` (what sdk::Backend::secrets_for returned: the defaults with the matching
+// URI rule's keys over them; read apart because a rule's own storage_options table replaces
+// the defaults' there), then the locator's region. Throws RemoteError (kind Config) naming
+// `uri` for an unknown option, a bad value or a bad region.
+objstore::Options resolve_options(const sdk::Json& defaults, const sdk::Json& settings, const sdk::Locator& locator,
+                                  const std::string& uri);
 
 // The user-facing error for `e` on `target`: objstore::explain's way out (the secrets rule
 // and AWS_* variables for Auth, the endpoint settings for Unreachable and NoBucket), naming

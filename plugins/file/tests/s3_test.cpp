@@ -434,6 +434,14 @@ TEST_CASE("options: the environment route, storage_options layering, the region,
     Result bad = f.fp(Json{{"uri", uri}});
     CHECK(bad.status == TETHER_E_BACKEND);
     CHECK(bad.message.find("no_such_option") != std::string::npos);
+    // Options that cannot be used say nothing about the object: verify fails, it does not
+    // call the object missing.
+    Result v = f.d.call(&V::verify, Json{{"locator", {{"uri", uri}}},
+                                         {"state", {{"type", "object"}, {"size", 5}, {"etag", "e"}}},
+                                         {"pin", nullptr},
+                                         {"deep", false}});
+    CHECK(v.status == TETHER_E_BACKEND);
+    CHECK(v.message.find("no_such_option") != std::string::npos);
   }
 
   SUBCASE("the locator's region is checked: it comes from a committed manifest") {
@@ -445,6 +453,11 @@ TEST_CASE("options: the environment route, storage_options layering, the region,
       CHECK(r.status == TETHER_E_BACKEND);
       CHECK(r.message.rfind("file locator 'region' must be a region name", 0) == 0);
       CHECK(f.d.call(&V::validate_locator, Json{{"locator", {{"uri", uri}, {"region", evil}}}}).status == TETHER_E_BACKEND);
+      CHECK(f.d.call(&V::verify, Json{{"locator", {{"uri", uri}, {"region", evil}}},
+                                      {"state", {{"type", "prefix"}, {"count", 1}, {"size", 5}, {"digest", "d"}}},
+                                      {"pin", nullptr},
+                                      {"deep", false}})
+                .status == TETHER_E_BACKEND);
     }
   }
 }
