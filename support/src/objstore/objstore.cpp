@@ -178,8 +178,8 @@ const std::vector<OptionSpec>& option_specs() {
       {"unsigned_payload", OptionType::Bool, {}},
       {"request_payer", OptionType::Bool, {}},
       // Azure
-      {"account_name", OptionType::String, {"storage_account_name", "account"}},
-      {"account_key", OptionType::String, {"storage_account_key", "access_key", "master_key", "key"}},
+      {"account_name", OptionType::String, {"storage_account_name"}},
+      {"account_key", OptionType::String, {"storage_account_key", "access_key", "master_key"}},
       {"sas_token", OptionType::String, {"sas_key", "storage_sas_key", "storage_sas_token"}},
       {"use_emulator", OptionType::Bool, {"storage_use_emulator"}},
       // the HTTP client
@@ -371,10 +371,9 @@ std::unique_ptr<Store> open(const Location& location, const Options& options, co
     case Service::Gcs:
       return open_s3(location, options, env);
     case Service::Azure:
-      throw StoreError(ErrorKind::Unsupported,
-                       location.root() + ": Azure Blob storage is not supported by this build yet");
+      return open_azure(location, options, env);
     case Service::Http:
-      throw StoreError(ErrorKind::Unsupported, location.root() + ": plain HTTP(S) objects are not supported by this build yet");
+      return open_http(location, options);
   }
   throw StoreError(ErrorKind::Config, location.root() + ": unknown store");
 }

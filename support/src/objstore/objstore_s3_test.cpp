@@ -304,6 +304,39 @@ TEST_CASE("one store, many threads: connections are pooled, answers are not mixe
   CHECK(ok == 160);
 }
 
+TEST_CASE("plain HTTP objects: read-only, HEAD and ranged GET, nothing signed") {
+  std::string b = new_bucket("http");
+  REQUIRE(aws({"s3api", "put-bucket-acl", "--bucket", b, "--acl", "public-read"}).ok());  // a 404, not a 403, for a missing key
+  store(b)->put("private", "secret bytes");
+  std::string path = "/tmp/tether-objstore-pub-" + std::to_string(::getpid());
+  {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f);
+    std::fputs("public bytes", f);
+    std::fclose(f);
+  }
+  REQUIRE(aws({"s3api", "put-object", "--bucket", b, "--key", "pub/a.txt", "--body", path, "--acl", "public-read"}).ok());
+  std::remove(path.c_str());
+  std::string base = env("TETHER_TEST_S3_ENDPOINT") + "/" + b + "/";
+  Options http;
+  http.values["allow_http"] = "true";
+  auto loc = parse_location(base + "pub/a.txt");
+  REQUIRE(loc);
+  auto s = open(*loc, http, no_env());
+  auto m = s->head(loc->key);
+  REQUIRE(m);
+  CHECK(m->size == 12);
+  CHECK(m->etag.size() == 32);
+  CHECK(s->get(loc->key, Range{7, 5}) == "bytes");
+  CHECK_FALSE(s->head(b + "/pub/none"));
+  // The private object is refused: no key is ever sent over plain HTTP.
+  CHECK(kind_of([&] { s->get(b + "/private"); }) == ErrorKind::Auth);
+  CHECK(kind_of([&] { s->put("x", "y"); }) == ErrorKind::Unsupported);
+  CHECK(kind_of([&] { s->list_all(""); }) == ErrorKind::Unsupported);
+  // http:// needs allow_http.
+  CHECK(kind_of([&] { open(*loc, Options{}, no_env()); }) == ErrorKind::Config);
+}
+
 int main(int argc, char** argv) {
   if (env("TETHER_TEST_S3_ENDPOINT").empty()) {
     std::fprintf(stderr, "objstore_s3_test: no S3 cluster (run it through tests/s3/with-cluster) -- skipped\n");

@@ -319,6 +319,16 @@ class S3Store final : public Store {
     return page;
   }
 
+  void create_bucket() override {
+    std::string body;
+    if (region_ != "us-east-1" && loc_.service == Service::S3)
+      body = "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><LocationConstraint>" +
+             region_ + "</LocationConstraint></CreateBucketConfiguration>";
+    HttpAnswer a = send("PUT", "", {}, {}, body, false, true);
+    if (a.status == 409 && error_code(a) == "BucketAlreadyOwnedByYou") return;
+    if (a.status < 200 || a.status > 299) throw failure(a, "CREATE BUCKET", "");
+  }
+
   std::vector<ObjectMeta> list_versions(const std::string& prefix) override {
     std::vector<ObjectMeta> out;
     std::optional<std::pair<std::string, std::string>> marker;

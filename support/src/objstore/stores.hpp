@@ -14,6 +14,8 @@
 
 namespace tether::support::objstore {
 
+std::unique_ptr<Store> open_http(const Location& location, const Options& options);
+std::unique_ptr<Store> open_azure(const Location& location, const Options& options, const Environment& env);
 std::unique_ptr<Store> open_s3(const Location& location, const Options& options, const Environment& env);
 
 struct HttpRequest {

@@ -181,6 +181,10 @@ class Store {
   // Every version of every object under `prefix`, delete markers included, newest first per key.
   virtual std::vector<ObjectMeta> list_versions(const std::string& prefix) = 0;
 
+  // Makes the bucket (container) itself; one that exists already and is ours is fine. Used by
+  // tests and conformance harnesses: tether never creates buckets on a user's behalf.
+  virtual void create_bucket() = 0;
+
   // Every object under `prefix` (no delimiter), paging through the whole listing.
   std::vector<ObjectMeta> list_all(const std::string& prefix, const ListProgress& progress = {});
 };
