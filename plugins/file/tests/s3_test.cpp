@@ -385,6 +385,38 @@ TEST_CASE("an endpoint nothing answers on: Unreachable names the endpoint settin
   CHECK(v["message"].get<std::string>().find("cannot reach the store") != std::string::npos);
 }
 
+TEST_CASE("an http(s) object: one HEAD, no credentials; allow_http only from the secrets") {
+  std::string bucket = new_bucket("http");
+  aws({"put-bucket-acl", "--bucket", bucket, "--acl", "public-read"});
+  TempDir tmp;
+  write_file(tmp.path / "body", "public bytes");
+  aws({"put-object", "--bucket", bucket, "--key", "pub/a.txt", "--body", (tmp.path / "body").string(), "--acl",
+       "public-read"});
+  Json head = aws({"head-object", "--bucket", bucket, "--key", "pub/a.txt"});
+  const std::string uri = cluster().endpoint + "/" + bucket + "/pub/a.txt";
+  auto backend_with = [&](const Json& rules) {
+    auto b = std::make_unique<FileBackend>(Json::object(), Fixture::options());
+    Driver(*b).ok(&V::configure,
+                  Json{{"cache_dir", ""}, {"checkout", ""}, {"defaults", Json::object()}, {"rules", rules}});
+    return b;
+  };
+  Json rules = Json::object();
+  rules[cluster().endpoint + "/"] = Json{{"allow_http", true}};
+  auto b = backend_with(rules);
+  Driver d(*b);
+  CHECK(d.state(uri) == Json{{"type", "object"}, {"size", 12}, {"etag", strip_quotes(head["ETag"].get<std::string>())}});
+  Result missing = d.call(&V::fingerprint, Json{{"locator", {{"uri", uri + ".gone"}}}, {"working_ref", nullptr}});
+  CHECK(missing.message == "object does not exist: " + bucket + "/pub/a.txt.gone");
+  // A server is no bucket: it cannot be listed.
+  CHECK(d.call(&V::fingerprint, Json{{"locator", {{"uri", cluster().endpoint + "/" + bucket + "/pub/"}}}, {"working_ref", nullptr}})
+            .status == TETHER_E_BACKEND);
+  // Without allow_http from the secrets, an http:// URL is refused before anything is sent.
+  auto strict = backend_with(Json::object());
+  Result refused = Driver(*strict).call(&V::fingerprint, Json{{"locator", {{"uri", uri}}}, {"working_ref", nullptr}});
+  CHECK(refused.status == TETHER_E_BACKEND);
+  CHECK(refused.message.find("allow_http") != std::string::npos);
+}
+
 TEST_CASE("options: the environment route, storage_options layering, the region, one cached store") {
   std::string bucket = new_bucket("options");
   put(bucket, "k.txt", "hello");
