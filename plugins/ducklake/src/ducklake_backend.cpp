@@ -77,6 +77,8 @@ sdk::Description DuckLakeBackend::describe(sdk::Call&) {
   // a path. So `ducklake:<path>` must be written absolute (validate_locator says so).
   d.local_path_prefixes = {"ducklake:sqlite:", "ducklake:duckdb:", "ducklake:"};
   d.thread_safe = true;  // one connection per operation, nothing shared
+  // Data paths in object stores (verify --deep): S3 runs against Ceph in CI; Azure and GCS do not.
+  d.uri_schemes = {{"s3", "stable"}, {"s3a", "stable"}, {"gs", "experimental"}, {"az", "experimental"}, {"abfss", "experimental"}};
   return d;
 }
 

@@ -79,6 +79,44 @@ std::string tame(const std::string& s, std::size_t max = 160) {
   return out;
 }
 
+}  // namespace
+
+ListPage parse_azure_list(const std::string& body, const std::string& where, bool versions) {
+  std::string why;
+  auto doc = parse_xml(body, &why);
+  if (!doc || doc->name != "EnumerationResults")
+    throw StoreError(ErrorKind::BadAnswer,
+                     where + ": the store's answer cannot be read: " + (doc ? "expected EnumerationResults" : why));
+  ListPage page;
+  if (const XmlElement* blobs = doc->child("Blobs")) {
+    for (const XmlElement& b : blobs->children) {
+      if (b.name == "BlobPrefix") {
+        page.common_prefixes.push_back(b.child_text("Name"));
+        continue;
+      }
+      if (b.name != "Blob") continue;
+      ObjectMeta m;
+      m.key = b.child_text("Name");
+      const XmlElement* p = b.child("Properties");
+      auto size = p ? parse_size(p->child_text("Content-Length")) : std::nullopt;
+      if (!size)
+        throw StoreError(ErrorKind::BadAnswer, where + ": the store's answer cannot be read: a blob has no valid size");
+      m.size = *size;
+      m.etag = strip_quotes(p->child_text("Etag"));
+      m.last_modified = p->child_text("Last-Modified");
+      std::string v = b.child_text("VersionId");
+      if (!v.empty()) m.version_id = v;
+      if (versions) m.is_latest = b.child_text("IsCurrentVersion") == "true";
+      page.objects.push_back(std::move(m));
+    }
+  }
+  std::string next = doc->child_text("NextMarker");
+  if (!next.empty()) page.next = next;
+  return page;
+}
+
+namespace {
+
 class AzureStore final : public Store {
  public:
   AzureStore(const Location& loc, const Options& options, const Environment& env) : loc_(loc) {
@@ -251,36 +289,7 @@ class AzureStore final : public Store {
   std::pair<ListPage, bool> list(const std::string& prefix, const Query& q, bool versions) {
     HttpAnswer a = send("GET", "", q, {}, {}, false, true);
     if (a.status < 200 || a.status > 299) throw failure(a, "LIST", prefix);
-    std::string why;
-    auto doc = parse_xml(a.body, &why);
-    if (!doc || doc->name != "EnumerationResults")
-      throw StoreError(ErrorKind::BadAnswer, where(prefix) + ": the store's answer cannot be read: " +
-                                                 (doc ? "expected EnumerationResults" : why));
-    ListPage page;
-    if (const XmlElement* blobs = doc->child("Blobs")) {
-      for (const XmlElement& b : blobs->children) {
-        if (b.name == "BlobPrefix") {
-          page.common_prefixes.push_back(b.child_text("Name"));
-          continue;
-        }
-        if (b.name != "Blob") continue;
-        ObjectMeta m;
-        m.key = b.child_text("Name");
-        const XmlElement* p = b.child("Properties");
-        auto size = p ? parse_size(p->child_text("Content-Length")) : std::nullopt;
-        if (!size)
-          throw StoreError(ErrorKind::BadAnswer, where(prefix) + ": the store's answer cannot be read: a blob has no valid size");
-        m.size = *size;
-        m.etag = strip_quotes(p->child_text("Etag"));
-        m.last_modified = p->child_text("Last-Modified");
-        std::string v = b.child_text("VersionId");
-        if (!v.empty()) m.version_id = v;
-        if (versions) m.is_latest = b.child_text("IsCurrentVersion") == "true";
-        page.objects.push_back(std::move(m));
-      }
-    }
-    std::string next = doc->child_text("NextMarker");
-    if (!next.empty()) page.next = next;
+    ListPage page = parse_azure_list(a.body, where(prefix), versions);
     return {std::move(page), true};
   }
 

@@ -76,4 +76,14 @@ class Http {
 
 bool retryable_status(long status);
 
+// The XML answers of S3's ListObjectsV2 and ListObjectVersions, and of Azure's List Blobs,
+// parsed; StoreError{BadAnswer} naming `where` for anything unreadable.
+ListPage parse_s3_list(const std::string& body, const std::string& where);
+struct S3VersionPage {
+  std::vector<ObjectMeta> versions;
+  std::optional<std::pair<std::string, std::string>> next;  // key marker, version-id marker
+};
+S3VersionPage parse_s3_versions(const std::string& body, const std::string& where);
+ListPage parse_azure_list(const std::string& body, const std::string& where, bool versions);
+
 }  // namespace tether::support::objstore
