@@ -112,7 +112,7 @@ TEST_CASE("Azure Blob: a wrong account key is one line naming the object, never 
   CHECK(r.message.find(uri) != std::string::npos);
   CHECK(r.message.find("access denied") != std::string::npos);
   CHECK(r.message.find("; give the store's keys in .tether/secrets.toml [uris.\"" + store->root() +
-                       "/\"] (account_name, account_key or sas_token) or in AZURE_STORAGE_ACCOUNT") != std::string::npos);
+                       "/\"] (account_name, account_key or sas_token) or in AZURE_STORAGE_ACCOUNT_NAME") != std::string::npos);
   CHECK(r.message.find("AWS_") == std::string::npos);
   CHECK(r.message.find(wrong) == std::string::npos);
   CHECK(r.message.find(env("TETHER_TEST_AZURE_KEY")) == std::string::npos);

@@ -316,8 +316,8 @@ std::string explain(const StoreError& e, const std::string& uri) {
   const std::string loc = parsed ? parsed->root() : uri;
   // Azure's keys and variables are its own; everything else speaks S3.
   const bool azure = parsed && parsed->service == Service::Azure;
-  const std::string keys = azure ? "(account_name, account_key or sas_token) or in AZURE_STORAGE_ACCOUNT / "
-                                   "AZURE_STORAGE_KEY / AZURE_STORAGE_SAS_TOKEN"
+  const std::string keys = azure ? "(account_name, account_key or sas_token) or in AZURE_STORAGE_ACCOUNT_NAME / "
+                                   "AZURE_STORAGE_ACCOUNT_KEY / AZURE_STORAGE_SAS_TOKEN"
                                  : "(access_key_id, secret_access_key) or in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY";
   const std::string endpoint_env = azure ? "" : " or AWS_ENDPOINT_URL";
   switch (e.kind()) {

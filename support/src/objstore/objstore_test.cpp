@@ -224,7 +224,7 @@ TEST_CASE("explain: the way out for refused keys, no endpoint, no bucket") {
   // Azure's own keys and variables, no AWS_* ones.
   CHECK(explain(StoreError(ErrorKind::Auth, "m"), "az://ctr/k") ==
         "m; give the store's keys in .tether/secrets.toml [uris.\"az://ctr/\"] (account_name, account_key or "
-        "sas_token) or in AZURE_STORAGE_ACCOUNT / AZURE_STORAGE_KEY / AZURE_STORAGE_SAS_TOKEN");
+        "sas_token) or in AZURE_STORAGE_ACCOUNT_NAME / AZURE_STORAGE_ACCOUNT_KEY / AZURE_STORAGE_SAS_TOKEN");
   CHECK(explain(StoreError(ErrorKind::Unreachable, "m"), "az://ctr/k") ==
         "m; check the endpoint: `endpoint` in .tether/secrets.toml [uris.\"az://ctr/\"]");
   CHECK(explain(StoreError(ErrorKind::NoBucket, "m"), "az://ctr/k").find("AWS") == std::string::npos);
