@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -58,7 +59,8 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-FileBackend::FileBackend(const Json&, Options options) : cache_(options.racy_window_ns) {
+FileBackend::FileBackend(const Json&, Options options)
+    : cache_(options.racy_window_ns), stores_(std::move(options.environment)) {
   if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
 }
 
@@ -84,7 +86,11 @@ Json FileBackend::identity(sdk::Call&, const sdk::LocatorRequest& r) {
 }
 
 void FileBackend::validate_locator(sdk::Call&, const sdk::LocatorRequest& r) {
-  local_target(r.locator);
+  Target t = parse_target(r.locator);
+  if (t.remote) {
+    parse_remote(t.raw);
+    locator_region(r.locator);
+  }
   refuse_at(r.locator);
 }
 
@@ -96,8 +102,13 @@ uint32_t FileBackend::effective_capabilities(sdk::Call&, const sdk::PolicyReques
     return kBaseCaps;
   }
   if (!t.remote) return kBaseCaps | sdk::kCreate;
+  bool single = false;
+  try {
+    single = parse_remote(t.raw).single();
+  } catch (const sdk::Error&) {
+    return kBaseCaps;
+  }
   // Only a single object in a versioned bucket can be read back at a recorded state.
-  bool single = !t.path.empty() && t.path.back() != '/';
   if (sdk::get_string(r.policy, "file", "immutable") == "versioned" && single) return kBaseCaps | sdk::kAddressable;
   return kBaseCaps;
 }
@@ -117,13 +128,79 @@ bool FileBackend::state_addressable(sdk::Call&, const sdk::StateRequest& r) {
   return !(sdk::get_string(r.state, "type") == "object" && !has_version(r.state));
 }
 
-sdk::State FileBackend::fingerprint(sdk::Call&, const sdk::FingerprintRequest& r) {
-  return fingerprint_locator(r.locator);  // no refs: a working_ref names nothing here
+sdk::State FileBackend::fingerprint(sdk::Call& c, const sdk::FingerprintRequest& r) {
+  return fingerprint_locator(r.locator, &c);  // no refs: a working_ref names nothing here
 }
 
-sdk::State FileBackend::fingerprint_locator(const sdk::Locator& locator) {
+sdk::State FileBackend::fingerprint_locator(const sdk::Locator& locator, const sdk::Call* call) {
   refuse_at(locator);
-  return fingerprint_path(local_target(locator).path);
+  Target t = parse_target(locator);
+  if (t.remote) return fingerprint_remote(locator, parse_remote(t.raw), call);
+  return fingerprint_path(t.path);
+}
+
+std::shared_ptr<objstore::Store> FileBackend::store_for(const sdk::Locator& locator, const RemoteTarget& target) {
+  // A whole bucket written without its slash (s3://bucket) is still under [uris."s3://bucket/"].
+  sdk::Locator lookup = locator;
+  if (target.location.key.empty() && !target.uri.empty() && target.uri.back() != '/') lookup["uri"] = target.uri + "/";
+  objstore::Options options = resolve_options(configuration().defaults, secrets_for(lookup), locator, target.uri);
+  try {
+    return stores_.get(target.location, options);
+  } catch (const objstore::StoreError& e) {
+    throw remote_error(e, target);
+  }
+}
+
+sdk::State FileBackend::fingerprint_remote(const sdk::Locator& locator, const RemoteTarget& target,
+                                           const sdk::Call* call) {
+  std::shared_ptr<objstore::Store> store = store_for(locator, target);
+  const std::string& key = target.location.key;
+  try {
+    if (target.single()) {
+      std::optional<objstore::ObjectMeta> meta = store->head(key);
+      if (!meta) throw BackendError("object does not exist: " + key);
+      Json state{{"type", "object"}, {"size", meta->size}, {"etag", meta->etag}};
+      if (meta->version_id) state["version_id"] = *meta->version_id;
+      return state;
+    }
+    // One paged listing, no HEAD per object: the ETag stands for the content.
+    objstore::ListProgress progress;
+    if (call)
+      progress = [call](uint64_t n) {
+        if (call->cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "cancelled while listing");
+        call->progress(n, 0);
+      };
+    std::vector<objstore::ObjectMeta> objects = store->list_all(key, progress);
+    auto rows = std::make_shared<Rows>();
+    rows->reserve(objects.size());
+    int64_t total = 0;
+    std::vector<std::string> no_etag;
+    std::size_t no_etag_count = 0;
+    for (objstore::ObjectMeta& m : objects) {
+      if (m.etag.empty()) {
+        if (no_etag.size() < 3) no_etag.push_back(m.key.substr(0, 200));  // the store's bytes: bounded
+        ++no_etag_count;
+        continue;
+      }
+      int64_t size = static_cast<int64_t>(std::min<uint64_t>(m.size, INT64_MAX));
+      total = __builtin_add_overflow(total, size, &total) ? INT64_MAX : total;
+      rows->push_back(Row{std::move(m.key), std::move(m.etag), size});
+    }
+    if (no_etag_count) {
+      std::string sample;
+      for (const std::string& k : no_etag) sample += (sample.empty() ? "" : ", ") + k;
+      throw BackendError(target.uri + ": " + std::to_string(no_etag_count) + " object(s) have no ETag (" + sample +
+                         (no_etag_count > no_etag.size() ? ", ..." : "") +
+                         "); this store cannot be fingerprinted by listing");
+    }
+    sort_rows(*rows);
+    std::string digest = rows_digest(*rows);
+    Json state{{"type", "prefix"}, {"count", rows->size()}, {"size", total}, {"digest", digest}};
+    remember(digest, std::move(rows));
+    return state;
+  } catch (const objstore::StoreError& e) {
+    throw remote_error(e, target);
+  }
 }
 
 sdk::State FileBackend::fingerprint_path(const std::string& path) {
@@ -199,6 +276,8 @@ sdk::VerifyReport FileBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
   auto current = [&](std::string& error) -> std::optional<sdk::State> {
     try {
       return fingerprint_locator(r.locator);
+    } catch (const RemoteError&) {
+      throw;  // the store did not answer, or refused us: that says nothing about the object
     } catch (const sdk::Error& e) {
       error = e.what();
       return std::nullopt;
@@ -214,7 +293,7 @@ sdk::VerifyReport FileBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
   }
   if (has_version(state)) {
     if (!r.deep) return {VerifyStatus::Unknown, "pass --deep to confirm the version"};
-    return {VerifyStatus::Unknown, remote_unsupported_message(parse_target(r.locator))};
+    return verify_version(r.locator, state);
   }
   auto now = current(error);
   if (!now) return {VerifyStatus::Missing, error};
@@ -222,8 +301,31 @@ sdk::VerifyReport FileBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
   return {VerifyStatus::Drifted, "content changed since commit"};
 }
 
+sdk::VerifyReport FileBackend::verify_version(const sdk::Locator& locator, const sdk::State& state) {
+  using sdk::VerifyStatus;
+  Target t = parse_target(locator);
+  if (!t.remote) return {VerifyStatus::Unknown, t.raw + " is a local path: it has no versions to confirm"};
+  const Json& v = state["version_id"];
+  std::string version = v.is_string() ? v.get<std::string>() : v.dump();
+  RemoteTarget target = parse_remote(t.raw);
+  std::optional<objstore::ObjectMeta> meta;
+  try {
+    meta = store_for(locator, target)->head(target.location.key, version);
+  } catch (const RemoteError& e) {
+    return {VerifyStatus::Unknown, e.what()};
+  } catch (const objstore::StoreError& e) {
+    return {VerifyStatus::Unknown, remote_error(e, target).what()};
+  }
+  if (!meta) return {VerifyStatus::Missing, "version " + version + " of " + t.raw + " no longer exists"};
+  auto e = state.find("etag");
+  std::string recorded = e != state.end() && e->is_string() ? e->get<std::string>() : std::string();
+  if (!recorded.empty() && !meta->etag.empty() && recorded != meta->etag)
+    return {VerifyStatus::Drifted, "version " + version + " has etag " + meta->etag};
+  return {VerifyStatus::Ok, ""};
+}
+
 Json FileBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
-  Target t = local_target(r.locator);
+  Target t = parse_target(r.locator);
   if (!r.read_only)
     throw sdk::Unsupported("fork", "file objects open read-only: tether never writes through a file handle (" +
                                        t.raw + ")");
@@ -243,14 +345,14 @@ Json FileBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
   return handle;
 }
 
-std::optional<std::string> FileBackend::listing(sdk::Call&, const sdk::StateRequest& r) {
+std::optional<std::string> FileBackend::listing(sdk::Call& c, const sdk::StateRequest& r) {
   if (!is_listed(r.state)) return std::nullopt;
   std::string digest = sdk::get_string(r.state, "digest");
   auto rows = recall(digest);
   if (!rows) {
     // Another process made this state, or it was evicted: walk again, and describe the
     // directory only if it still holds exactly the recorded state.
-    sdk::State now = fingerprint_locator(r.locator);
+    sdk::State now = fingerprint_locator(r.locator, &c);
     if (sdk::get_string(now, "digest") != digest) return std::nullopt;
     rows = recall(digest);
     if (!rows) return std::nullopt;

@@ -1,7 +1,9 @@
 // file_backend: the `file` backend (docs/backends.md#file): local files and directories as
-// content-hash states, listings and diffs of directory states, verify by re-fingerprinting,
-// and CREATE for a local directory with its `.tether-owner` marker. Object-store URLs are
-// refused for now. Every operation may run on several threads at once.
+// content-hash states, objects and prefixes of object stores (s3://, gs://, az://, http(s)://)
+// as ETag states, listings and diffs of directory and prefix states, verify by
+// re-fingerprinting (or by the recorded version of a versioned object), and CREATE for a
+// local directory with its `.tether-owner` marker. Every operation may run on several
+// threads at once.
 #pragma once
 
 #include <cstdint>
@@ -13,12 +15,16 @@
 
 #include "hash_cache.hpp"
 #include "listing.hpp"
+#include "remote.hpp"
 #include "tether/sdk/backend.hpp"
 
 namespace tether::file {
 
 struct FileBackendOptions {
   int64_t racy_window_ns = kRacyWindowNs;  // tests shrink it to see hits on fresh files
+  // Where object stores find ambient credentials (AWS_* variables, ~/.aws); nullopt = this
+  // process's environment. Tests substitute their own.
+  std::optional<objstore::Environment> environment;
 };
 
 class FileBackend : public sdk::Backend<FileBackend> {
@@ -46,9 +52,15 @@ class FileBackend : public sdk::Backend<FileBackend> {
 
   // Files whose content was read since construction.
   uint64_t files_hashed() const { return cache_.files_hashed(); }
+  // Object-store clients opened since construction and still cached.
+  std::size_t stores_open() const { return stores_.size(); }
 
  private:
-  sdk::State fingerprint_locator(const sdk::Locator& locator);
+  sdk::State fingerprint_locator(const sdk::Locator& locator, const sdk::Call* call = nullptr);
+  sdk::State fingerprint_remote(const sdk::Locator& locator, const RemoteTarget& target, const sdk::Call* call);
+  // The store `target` lives in, opened with the object's options (cached).
+  std::shared_ptr<objstore::Store> store_for(const sdk::Locator& locator, const RemoteTarget& target);
+  sdk::VerifyReport verify_version(const sdk::Locator& locator, const sdk::State& state);
   sdk::State fingerprint_path(const std::string& path);
   sdk::State fingerprint_dir(const std::string& root);
   std::optional<bool> only_marker_left(const std::string& path) const;
@@ -56,6 +68,7 @@ class FileBackend : public sdk::Backend<FileBackend> {
   std::shared_ptr<const Rows> recall(const std::string& digest);
 
   HashCache cache_;
+  StoreCache stores_;
   // The rows of the last directory states fingerprinted, by digest: listing() at commit
   // renders them without walking again.
   static constexpr std::size_t kListingCache = 16;

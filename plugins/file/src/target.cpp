@@ -128,20 +128,12 @@ Target parse_target(const sdk::Locator& locator) {
   return t;
 }
 
-std::string remote_unsupported_message(const Target& t) {
-  return "remote file URIs (s3://...) are not supported yet; " + t.raw +
-         " cannot be read by this build of the file backend: track a local copy instead";
-}
-
 Target local_target(const sdk::Locator& locator, const char* op) {
   Target t = parse_target(locator);
-  if (t.remote) {
-    if (op)
-      throw sdk::BackendError(std::string("file ") + op +
-                              ": only a local directory can be created or removed by tether; a remote prefix is "
-                              "managed by its bucket");
-    throw sdk::BackendError(remote_unsupported_message(t));
-  }
+  if (t.remote)
+    throw sdk::BackendError(std::string("file ") + op +
+                            ": only a local directory can be created or removed by tether; a remote prefix is "
+                            "managed by its bucket");
   return t;
 }
 

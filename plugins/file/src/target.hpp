@@ -22,12 +22,9 @@ struct Target {
 // or a file:// URI naming another host.
 Target parse_target(const sdk::Locator& locator);
 
-// parse_target, then refuses a remote URL (this build reads local paths only). `op`, when
-// given, selects the wording of the store-lifecycle (CREATE) messages.
-Target local_target(const sdk::Locator& locator, const char* op = nullptr);
-
-// The message every refusal of an object-store URL carries.
-std::string remote_unsupported_message(const Target& t);
+// parse_target, then refuses a remote URL for the store-lifecycle operation `op` (create,
+// owner, is_ref_empty, delete_store): a remote prefix is managed by its bucket.
+Target local_target(const sdk::Locator& locator, const char* op);
 
 // Resolves a bare local path: realpath for an absolute one (non-strict: a missing tail is
 // normalised lexically), lexical normalisation for a relative one; no trailing slash.

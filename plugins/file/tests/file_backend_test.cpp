@@ -14,6 +14,12 @@ using V = tether_backend_vtable;
 
 Json loc(const fs::path& p) { return Json{{"uri", p.string()}}; }
 Json req(const fs::path& p) { return Json{{"locator", loc(p)}}; }
+// Every fresh file is a cache hit at once.
+FileBackendOptions no_racy_window() {
+  FileBackendOptions o;
+  o.racy_window_ns = 0;
+  return o;
+}
 
 // The tree of the digest vector: hidden files count, the root marker does not, a nested
 // marker is content, a symlink to a file is read through, other symlinks are tokens.
@@ -132,7 +138,7 @@ TEST_CASE("the stat cache: an unchanged tree is not read again, in or across pro
   fs::path cache_dir = tmp.path / "cache";
   Json configure{{"cache_dir", cache_dir.string()}, {"checkout", tmp.path.string()}};
 
-  FileBackend b(Json::object(), {.racy_window_ns = 0});
+  FileBackend b(Json::object(), no_racy_window());
   Driver d(b);
   d.ok(&V::configure, configure);
   Json s1 = d.state((tmp.path / "d").string());
@@ -151,7 +157,7 @@ TEST_CASE("the stat cache: an unchanged tree is not read again, in or across pro
   for (auto& p : fs::directory_iterator(cache_dir)) CHECK(p.path().filename() == "file-hashes.json");
 
   // Another instance (another process) reads the file and hashes nothing.
-  FileBackend again(Json::object(), {.racy_window_ns = 0});
+  FileBackend again(Json::object(), no_racy_window());
   Driver d2(again);
   d2.ok(&V::configure, configure);
   CHECK(d2.state((tmp.path / "d").string()) == s1);
@@ -283,11 +289,18 @@ TEST_CASE("refused locators: `at`, object stores, other schemes, no uri") {
   CHECK(refused(&V::fingerprint, at) ==
         "file objects have no history to detach from (`at`); use `--file versioned` on a versioned bucket instead");
   CHECK(refused(&V::validate_locator, at).find("no history to detach from") != std::string::npos);
-  for (const char* uri : {"s3://bucket/key", "gs://b/p/", "az://c/x", "https://host/file.csv"}) {
+  // Object-store URLs are locators (s3_test.cpp reads them); one that names no bucket, or a
+  // region that is no region name, is refused before anything is sent.
+  for (const char* uri : {"s3://bucket/key", "gs://bkt/p/", "az://ctr/x", "https://host/file.csv", "s3://bucket"}) {
     CAPTURE(uri);
-    CHECK(refused(&V::fingerprint, Json{{"uri", uri}}).rfind("remote file URIs (s3://...) are not supported yet; ", 0) == 0);
-    CHECK(refused(&V::validate_locator, Json{{"uri", uri}}).find("not supported yet") != std::string::npos);
+    d.ok(&V::validate_locator, Json{{"locator", {{"uri", uri}}}});
+    CHECK(refused(&V::fingerprint, Json{{"uri", uri}, {"at", "v1"}}).find("no history to detach from") != std::string::npos);
   }
+  CHECK(refused(&V::validate_locator, Json{{"uri", "s3:///key"}}).rfind("cannot use object-store URL 's3:///key': ", 0) == 0);
+  CHECK(refused(&V::fingerprint, Json{{"uri", "s3:///key"}}).rfind("cannot use object-store URL 's3:///key': ", 0) == 0);
+  CHECK(refused(&V::validate_locator, Json{{"uri", "s3://bkt/k"}, {"region", "evil.example/x"}}) ==
+        "file locator 'region' must be a region name (lowercase letters, digits, '-'), not \"evil.example/x\"");
+  d.ok(&V::validate_locator, Json{{"locator", {{"uri", "s3://bkt/k"}, {"region", "eu-west-1"}}}});
   CHECK(refused(&V::validate_locator, Json{{"uri", "ftp://h/x"}}) == "unsupported file URI scheme: 'ftp'");
   CHECK(refused(&V::validate_locator, Json{{"branch", "main"}}) == "file locator needs 'uri'");
   // A path that does not exist yet is a valid locator (`add --create` makes it).
@@ -320,10 +333,16 @@ TEST_CASE("identity, default key, effective capabilities") {
   const uint32_t base = TETHER_CAP_FINGERPRINT | TETHER_CAP_CHEAP_FINGERPRINT | TETHER_CAP_DIFF;
   CHECK(caps(want, "immutable") == (base | TETHER_CAP_CREATE));
   CHECK(caps(want, "versioned") == (base | TETHER_CAP_CREATE));  // local stays Observed
-  CHECK(caps("s3://b/k.csv", "versioned") == (base | TETHER_CAP_ADDRESSABLE));
-  CHECK(caps("s3://b/prefix/", "versioned") == base);
-  CHECK(caps("s3://b/k.csv", "immutable") == base);
+  CHECK(caps("s3://bkt/k.csv", "versioned") == (base | TETHER_CAP_ADDRESSABLE));
+  CHECK(caps("s3://bkt/prefix/", "versioned") == base);
+  CHECK(caps("s3://bkt/k.csv", "immutable") == base);
   CHECK(caps("ftp://b/k", "versioned") == base);
+  CHECK(caps("s3:///k.csv", "versioned") == base);  // no bucket: only the base set
+  CHECK(caps("s3://bkt", "versioned") == base);        // the whole bucket is a prefix
+  for (std::string uri : {"s3://bkt/k.csv", "gs://bkt/p/", "s3://bkt"})
+    CHECK(d.ok(&V::identity, Json{{"locator", {{"uri", uri}}}}) == Json{{"identity", {{"uri", uri}}}});
+  CHECK(key("s3://b/run/041/") == "041");
+  CHECK(key("s3://b/k.csv") == "k.csv");
   CHECK(d.ok(&V::state_addressable, Json{{"locator", {{"uri", want}}}, {"state", {{"type", "object"}, {"etag", "e"}}}})
             ["addressable"] == false);
 }
@@ -372,7 +391,7 @@ TEST_CASE("concurrent fingerprints of shared and separate trees agree") {
   for (int t = 0; t < 4; ++t)
     for (int i = 0; i < 50; ++i)
       write_file(tmp.path / ("d" + std::to_string(t)) / ("f" + std::to_string(i)), std::to_string(t * 1000 + i));
-  FileBackend b(Json::object(), {.racy_window_ns = 0});
+  FileBackend b(Json::object(), no_racy_window());
   Driver d(b);
   d.ok(&V::configure, Json{{"cache_dir", (tmp.path / "cache").string()}});
   std::vector<Json> expected;

@@ -72,7 +72,7 @@ TEST_CASE("the plugin loads, exports its entry and answers through it") {
   Json state = run(entry, self, &tether_backend_vtable::fingerprint, Json{{"locator", {{"uri", (tmp.path / "x").string()}}}});
   CHECK(state["state"]["sha256"] == "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
   tether_status s = TETHER_OK;
-  run(entry, self, &tether_backend_vtable::fingerprint, Json{{"locator", {{"uri", "s3://b/k"}}}}, &s);
+  run(entry, self, &tether_backend_vtable::fingerprint, Json{{"locator", {{"uri", "ftp://b/k"}}}}, &s);
   CHECK(s == TETHER_E_BACKEND);
   // The SDK's trampoline parses requests within the limits: 200,000 levels deep is refused as
   // INVALID_ARGUMENT (no stack overflow in the plugin); 159 levels (within 160) still work.

@@ -34,7 +34,11 @@ void on_fail(tether_call* c, tether_status status, const char* message, const ch
 }
 void on_log(tether_call*, int, const char*) {}
 int on_cancelled(tether_call*) { return 0; }
-void on_progress(tether_call*, uint64_t, uint64_t) {}
+void on_progress(tether_call* c, uint64_t done, uint64_t) {
+  Result& r = result_of(c);
+  ++r.progress_calls;
+  r.last_progress = done;
+}
 
 const tether_host kHost = {sizeof(tether_host), TETHER_ABI_MAJOR, TETHER_ABI_MINOR, &on_reply, &on_emit,
                            &on_fail,           &on_log,          &on_cancelled,    &on_progress};

@@ -33,6 +33,8 @@ struct Result {
   Json details;
   int replies = 0;
   int fails = 0;
+  int progress_calls = 0;     // host->progress() during the call
+  uint64_t last_progress = 0; // its last `done`
 };
 
 class Driver {

@@ -38,8 +38,6 @@ TEST_CASE("remote URLs and refused schemes") {
   CHECK(s3.path == "some/key.csv");
   CHECK(parse_target(Json{{"uri", "gs://bucket/prefix/"}}).path == "prefix/");
   CHECK(parse_target(Json{{"uri", "HTTPS://host"}}).remote);
-  CHECK_THROWS_WITH_AS(local_target(Json{{"uri", "s3://bucket/k"}}),
-                       doctest::Contains("remote file URIs (s3://...) are not supported yet"), sdk::BackendError);
   CHECK_THROWS_WITH_AS(local_target(Json{{"uri", "az://c/k"}}, "create"),
                        "file create: only a local directory can be created or removed by tether; a remote prefix is "
                        "managed by its bucket",

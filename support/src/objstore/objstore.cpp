@@ -308,23 +308,26 @@ Options options_from_settings(const nlohmann::json& settings, std::string_view w
 
 std::string explain(const StoreError& e, const std::string& uri) {
   std::string msg = e.what();
-  auto loc = [&]() -> std::string {
-    try {
-      if (auto l = parse_location(uri)) return l->root();
-    } catch (const StoreError&) {
-    }
-    return uri;
-  }();
+  std::optional<Location> parsed;
+  try {
+    parsed = parse_location(uri);
+  } catch (const StoreError&) {
+  }
+  const std::string loc = parsed ? parsed->root() : uri;
+  // Azure's keys and variables are its own; everything else speaks S3.
+  const bool azure = parsed && parsed->service == Service::Azure;
+  const std::string keys = azure ? "(account_name, account_key or sas_token) or in AZURE_STORAGE_ACCOUNT_NAME / "
+                                   "AZURE_STORAGE_ACCOUNT_KEY / AZURE_STORAGE_SAS_TOKEN"
+                                 : "(access_key_id, secret_access_key) or in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY";
+  const std::string endpoint_env = azure ? "" : " or AWS_ENDPOINT_URL";
   switch (e.kind()) {
     case ErrorKind::Auth:
-      return msg + "; give the store's keys in .tether/secrets.toml [uris.\"" + loc +
-             "/\"] (access_key_id, secret_access_key) or in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY";
+      return msg + "; give the store's keys in .tether/secrets.toml [uris.\"" + loc + "/\"] " + keys;
     case ErrorKind::Unreachable:
-      return msg + "; check the endpoint: `endpoint` in .tether/secrets.toml [uris.\"" + loc +
-             "/\"] or AWS_ENDPOINT_URL";
+      return msg + "; check the endpoint: `endpoint` in .tether/secrets.toml [uris.\"" + loc + "/\"]" + endpoint_env;
     case ErrorKind::NoBucket:
-      return msg + "; create it, or point `endpoint` in .tether/secrets.toml [uris.\"" + loc +
-             "/\"] (or AWS_ENDPOINT_URL) at the store that holds it";
+      return msg + "; create it, or point `endpoint` in .tether/secrets.toml [uris.\"" + loc + "/\"]" +
+             (azure ? "" : " (or AWS_ENDPOINT_URL)") + " at the store that holds it";
     default:
       return msg;
   }

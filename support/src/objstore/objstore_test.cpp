@@ -221,4 +221,11 @@ TEST_CASE("explain: the way out for refused keys, no endpoint, no bucket") {
   CHECK(explain(StoreError(ErrorKind::Unreachable, "m"), "s3://bkt/k").find("AWS_ENDPOINT_URL") != std::string::npos);
   CHECK(explain(StoreError(ErrorKind::NoBucket, "m"), "s3://bkt/k").find("create it") != std::string::npos);
   CHECK(explain(StoreError(ErrorKind::Other, "m"), "s3://bkt/k") == "m");
+  // Azure's own keys and variables, no AWS_* ones.
+  CHECK(explain(StoreError(ErrorKind::Auth, "m"), "az://ctr/k") ==
+        "m; give the store's keys in .tether/secrets.toml [uris.\"az://ctr/\"] (account_name, account_key or "
+        "sas_token) or in AZURE_STORAGE_ACCOUNT_NAME / AZURE_STORAGE_ACCOUNT_KEY / AZURE_STORAGE_SAS_TOKEN");
+  CHECK(explain(StoreError(ErrorKind::Unreachable, "m"), "az://ctr/k") ==
+        "m; check the endpoint: `endpoint` in .tether/secrets.toml [uris.\"az://ctr/\"]");
+  CHECK(explain(StoreError(ErrorKind::NoBucket, "m"), "az://ctr/k").find("AWS") == std::string::npos);
 }
