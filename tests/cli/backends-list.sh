@@ -34,3 +34,5 @@ out_has "object stores: s3, s3a stable; abfss, az, gs experimental"
 ok tether backends --json
 eq "$(json '[b for b in j if b["kind"] == "ducklake"][0]["uri_schemes"]["s3"]')" "stable"
 eq "$(json '[b for b in j if b["kind"] == "ducklake"][0]["uri_schemes"]["az"]')" "experimental"
+ok tether backends
+out_has "object stores: s3, s3a stable; abfs, abfss, az, azure, gcs, gs, http, https experimental"

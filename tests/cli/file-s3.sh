@@ -21,7 +21,8 @@ id=$$-$RANDOM
 bucket=tf-cli-$id vbucket=tf-cli-v-$id
 s3api create-bucket --bucket "$bucket" >/dev/null
 s3api create-bucket --bucket "$vbucket" >/dev/null
-s3api put-bucket-versioning --bucket "$vbucket" --versioning-configuration Status=Enabled
+s3api put-bucket-versioning --bucket "$vbucket" --versioning-configuration Status=Enabled || fail "put-bucket-versioning"
+eq "$(s3api get-bucket-versioning --bucket "$vbucket" | field '["Status"]')" Enabled "versioning of $vbucket"
 
 # rule BUCKET [SECRET] [ENDPOINT]: one [uris."s3://BUCKET/"] table.
 rule() {
@@ -70,11 +71,13 @@ eq "$OUT" "s3://$bucket/run/"
 
 # --- a versioned object --------------------------------------------------------------------
 v1=$(put "$vbucket" model.bin "weights one" | field '["VersionId"]')
+[ -n "$v1" ] || fail "no version id from put-object"
 ok tether add model "s3://$vbucket/model.bin" --kind file --file versioned
 ok tether status --snapshot
 out_matches '^ +new  model  \[file/addressable\]'
 ok tether commit -m "model one"
 v2=$(put "$vbucket" model.bin "weights two!" | field '["VersionId"]')
+[ -n "$v2" ] || fail "no version id from the second put-object"
 ok tether commit -m "model two"
 ok tether open model --json
 eq "$(json 'j["handle"]["version_id"]')" "$v2"

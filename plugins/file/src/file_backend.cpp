@@ -75,6 +75,11 @@ sdk::Description FileBackend::describe(sdk::Call&) {
   d.safe_config_keys = {"storage_options"};
   d.safe_option_keys = {{"storage_options", {"allow_http", "conditional_put", "region", "virtual_hosted_style_request"}}};
   d.thread_safe = true;
+  // S3 runs its whole lifecycle against Ceph RGW in CI; Azure only against its emulator, GCS
+  // and plain http(s) not against the real services.
+  d.uri_schemes = {{"s3", "stable"}, {"s3a", "stable"}, {"gs", "experimental"}, {"gcs", "experimental"},
+                   {"az", "experimental"}, {"azure", "experimental"}, {"abfs", "experimental"},
+                   {"abfss", "experimental"}, {"http", "experimental"}, {"https", "experimental"}};
   return d;
 }
 
