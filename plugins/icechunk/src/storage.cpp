@@ -328,18 +328,26 @@ class ObjectStorage final : public Storage {
   }
 
   bool create(const std::string& rel, const Bytes& bytes) override {
-    return guard([&] { return put(rel, bytes, os::PutCondition::if_absent()); });
+    return guard([&] {
+      try {
+        store_->put(key(rel), as_view(bytes), os::PutCondition::if_absent());
+        return true;
+      } catch (const os::StoreError& e) {
+        if (e.kind() == os::ErrorKind::PreconditionFailed) return false;
+        throw;
+      }
+    });
   }
 
   // The backup first (create-if-absent: its name is new), then the object with If-Match on
   // the ETag read. A lost race removes the backup again.
   bool replace(const std::string& rel, const Versioned& current, const Bytes& bytes, const std::string& backup) override {
     return guard([&] {
-      if (!backup.empty() && !put(backup, current.bytes, os::PutCondition::if_absent()))
+      if (!backup.empty() && !create(backup, current.bytes))
         throw StorageError(name(backup) + " already exists; not overwriting a backup");
       bool done = false;
       try {
-        done = put(rel, bytes, os::PutCondition::if_match(current.token));
+        done = put_if_match(rel, bytes, current.token);
       } catch (...) {
         if (!backup.empty()) remove_quietly(backup);
         throw;
@@ -368,19 +376,25 @@ class ObjectStorage final : public Storage {
  private:
   std::string key(const std::string& rel) const { return prefix_.empty() ? rel : prefix_ + "/" + rel; }
 
-  // A conditional PUT: false when the condition failed. A retry below us can turn our own
+  static std::string_view as_view(const Bytes& bytes) {
+    return std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+
+  // A PUT with If-Match: false when the object moved on. A retry below us can turn our own
   // successful write into a precondition failure, so a failure whose object now holds
-  // exactly our bytes counts as done (our bytes carry a fresh time and backup name).
-  bool put(const std::string& rel, const Bytes& bytes, const os::PutCondition& condition) {
-    std::string_view body(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  // exactly our bytes counts as done: a `repo` we write carries a fresh time and backup
+  // name, and a spec-1 ref already at the snapshot we move it to is where we wanted it.
+  // (Never for create-if-absent: there equal bytes from someone else are still someone
+  // else's ref, e.g. a deleted tag's `ref.json`.)
+  bool put_if_match(const std::string& rel, const Bytes& bytes, const std::string& etag) {
     try {
-      store_->put(key(rel), body, condition);
+      store_->put(key(rel), as_view(bytes), os::PutCondition::if_match(etag));
       return true;
     } catch (const os::StoreError& e) {
       if (e.kind() != os::ErrorKind::PreconditionFailed && e.kind() != os::ErrorKind::NotFound) throw;
     }
     auto now = store_->get(key(rel));
-    return now && *now == body;
+    return now && *now == as_view(bytes);
   }
 
   void remove_quietly(const std::string& rel) {
