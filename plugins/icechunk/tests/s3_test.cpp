@@ -366,8 +366,26 @@ TEST_CASE("hostile objects: garbage for the repo file, a snapshot, a ref, a tran
   auto check = check_snapshot(r, kInitialSnapshotId, true);
   CHECK_FALSE(check.ok);
   one_line(check.problem);
-  // a transaction log that is another file type: the diff fails with one line
-  put_object(b, std::string("bad-snap/transactions/") + kInitialSnapshotId, header + "x");
+  // a transaction log that is garbage (another file type) in a copied fixture: the diff
+  // through it fails with one line naming it
+  if (auto dir = fixtures()) {
+    REQUIRE(aws({"s3", "cp", "--quiet", "--recursive", (*dir / "test-repo-v2").string(), "s3://" + b + "/bad-log/"}).ok());
+    Repository good = Repository::open(s3(b, "bad-log"));
+    auto chain = good.ancestry(*good.branch("main"));
+    REQUIRE(chain.size() >= 2);
+    std::string log_header("ICE\xF0\x9F\xA7\x8A" "CHUNK", 12);
+    log_header += std::string("ic-2.2.2") + std::string(16, ' ') + std::string("\x02\x02\x01", 3);  // a manifest
+    put_object(b, "bad-log/transactions/" + chain[0].id, log_header + "x");
+    try {
+      diff_snapshots(Repository::open(s3(b, "bad-log")), chain[1].id, chain[0].id);
+      FAIL("a garbage transaction log diffed");
+    } catch (const BadSnapshotChain&) {
+      FAIL("not a chain problem");
+    } catch (const FormatError& e) {
+      CHECK(std::string(e.what()).find(uri(b, "bad-log") + "/transactions/" + chain[0].id) != std::string::npos);
+      one_line(e.what());
+    }
+  }
   // a spec-1 ref that is not JSON, and one naming no snapshot
   put_object(b, "bad-ref/snapshots/" + std::string(kInitialSnapshotId), "irrelevant");
   put_object(b, "bad-ref/refs/branch.main/ref.json", "{\"snapshot\": 12}");
@@ -467,11 +485,15 @@ TEST_CASE("real Icechunk committing while tether pins on the same bucket: nothin
     auto st = s3(b, prefix);
     std::vector<std::string> pins;
     std::atomic<bool> done{false};
+    // Tags for as long as Icechunk is writing (at least 10, at most 300), with a pause
+    // between them: a writer that rewrites `repo` back to back can starve another's
+    // optimistic commits (each of Icechunk's tries would lose), which is not what is tested.
     std::thread tagger([&] {
-      for (int i = 0; i < 10 || !done; ++i) {
+      for (int i = 0; i < 300 && (i < 10 || !done); ++i) {
         std::string name = "tether.0a1b2c3d." + std::to_string(1000 + i);
         create_tag(*st, name, s1);
         pins.push_back(name);
+        std::this_thread::sleep_for(std::chrono::milliseconds(15));
       }
     });
     ProcessResult res = run_process(
