@@ -273,7 +273,10 @@ class ObjectStorage final : public Storage {
       if (auto it = cache_.find(rel); it != cache_.end()) return it->second;
     }
     auto bytes = read(rel);
-    if (bytes) {
+    // Spec-1 snapshot files are rewritten in place by Icechunk's expiration (it re-parents
+    // them); transaction logs and spec-2 snapshots never change.
+    bool fixed = rel.rfind("transactions/", 0) == 0 || (bytes && bytes->size() > kHeaderSize && (*bytes)[36] >= 2);
+    if (bytes && fixed) {
       std::lock_guard lock(mu_);
       if (cached_ + bytes->size() > kCacheBytes) {
         cache_.clear();

@@ -8,8 +8,8 @@
 // and rename() for replace), with tether's own writers serialised by flock() on the directory.
 // Object stores: one objstore::Store and a key prefix; create-if-absent is a PUT with
 // `If-None-Match: *`, a replace is a PUT with `If-Match: <ETag read>` (the store is the
-// arbiter: no lock), and immutable metadata files (snapshots, transaction logs) are cached by
-// name for the life of the storage.
+// arbiter: no lock), and immutable metadata files (transaction logs, spec-2 snapshots) are
+// cached by name for the life of the storage.
 #pragma once
 
 #include <cstdint>
@@ -54,8 +54,8 @@ class Storage {
 
   // The whole object, or nullopt when it does not exist.
   virtual std::optional<Bytes> read(const std::string& rel) = 0;
-  // An immutable object (snapshot, transaction log): as read(), through a cache where the
-  // storage keeps one.
+  // A snapshot or transaction log: as read(), through a cache where the storage keeps one
+  // (of the files that never change).
   virtual std::optional<Bytes> read_immutable(const std::string& rel) { return read(rel); }
   // Its size, or nullopt when it does not exist.
   virtual std::optional<uint64_t> size(const std::string& rel) = 0;
