@@ -5,7 +5,8 @@
 # open (the branch, at the pinned snapshot, as real Icechunk sees it), a real write on the
 # fork, commit, promote (main fast-forwarded in the bucket), diff, log, verify; an abandoned
 # try's tag removed by gc; a repository created with --create that real Icechunk commits to;
-# wrong keys as one line naming the object and the secrets rule, nothing written.
+# garbage planted as a repo object, and wrong keys, each as one line naming the object (and
+# the secrets rule), nothing written.
 . "$(dirname "$0")/lib.sh"
 need_s3
 need_icechunk
@@ -76,6 +77,22 @@ out_has "added fresh (icechunk, created)"
 f1=$(icechunk_snap write "$fresh" main 0 "real write into a created repository")
 ok tether commit -m "fresh data" --json
 eq "$(icechunk refs "$fresh" | python3 -c 'import json,sys; print(list(json.load(sys.stdin)["tags"].values())[0])')" "$f1" "fresh's pin"
+
+# a hostile store: garbage where fresh's repo object was is one line naming that object
+s3cli() {
+  AWS_ACCESS_KEY_ID=$TETHER_TEST_S3_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY=$TETHER_TEST_S3_SECRET_ACCESS_KEY \
+    /usr/bin/aws --endpoint-url "$TETHER_TEST_S3_ENDPOINT" s3 cp --quiet "$@"
+}
+s3cli "s3://$bucket/lab/fresh.icechunk/repo" "$TMP/fresh-repo"
+printf 'garbage\0\377 not icechunk' >"$TMP/garbage"
+s3cli "$TMP/garbage" "s3://$bucket/lab/fresh.icechunk/repo"
+remember_state
+fails 1 tether verify
+out_matches '^ +ok  arrays$'
+out_matches "^ +unknown  fresh  s3://$bucket/lab/fresh.icechunk/repo is not an Icechunk metadata file"
+unchanged "verify of a garbage repo object"
+s3cli "$TMP/fresh-repo" "s3://$bucket/lab/fresh.icechunk/repo"
+ok tether verify
 
 # wrong keys: one line naming the object and the secrets rule; nothing written
 sed -i "s/^secret_access_key = .*/secret_access_key = \"wrongwrongwrong\"/" .tether/secrets.toml
