@@ -1,4 +1,5 @@
 // core/cli/backends.cpp: `tether backends`: the installed backend plugins (no dataset needed).
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,18 @@ int run_backends(const Global& g, const BackendsOptions&) {
       if (c != "fingerprint") caps += (caps.empty() ? "" : ", ") + c;
     out(ljust(i.kind, 10) + " " + ljust(i.maturity, 13) + " " + ljust(i.tier, 11) + " " + caps);
     out(std::string(11, ' ') + i.path.string() + " (ABI " + i.abi + ", plugin " + i.version + ")");
+    if (!i.uri_schemes.empty()) {
+      // Schemes of one maturity together: "object stores: s3, s3a stable; az, gs experimental".
+      std::map<std::string, std::string> by_maturity;
+      for (const auto& [scheme, maturity] : i.uri_schemes)
+        by_maturity[maturity] += (by_maturity[maturity].empty() ? "" : ", ") + scheme;
+      std::string line;
+      for (const char* m : {"stable", "experimental"})
+        if (by_maturity.count(m)) line += (line.empty() ? "" : "; ") + by_maturity[m] + " " + m;
+      for (const auto& [m, schemes] : by_maturity)
+        if (m != "stable" && m != "experimental") line += (line.empty() ? "" : "; ") + schemes + " " + m;
+      out(std::string(11, ' ') + "object stores: " + line);
+    }
   }
   out("");
   out("experimental commands: export, publish, import (registries and SQL; the table schema may change before 0.2)");

@@ -28,3 +28,9 @@ out_matches '^icechunk +stable +forkable +addressable, pin, fork, atomic_ref, di
 # neon: experimental, Forkable, no promote/merge
 out_matches '^neon +experimental +forkable +addressable, pin, fork, retention_bound, needs_quiescence, branch_is_storage$'
 out_matches '^ +/.*/tether-backend-neon\.so '
+# Object-store schemes, grouped by maturity (ducklake: data paths for verify --deep).
+ok tether backends
+out_has "object stores: s3, s3a stable; abfss, az, gs experimental"
+ok tether backends --json
+eq "$(json '[b for b in j if b["kind"] == "ducklake"][0]["uri_schemes"]["s3"]')" "stable"
+eq "$(json '[b for b in j if b["kind"] == "ducklake"][0]["uri_schemes"]["az"]')" "experimental"

@@ -11,8 +11,8 @@ BackendsReport installed_backends() {
   host::PluginHost host;
   BackendsReport r;
   for (const auto& i : host.list_installed())
-    r.backends.push_back(
-        {i.kind, i.path, i.maturity, i.tier, sdk::capability_names(i.capabilities), i.abi, i.version, i.error});
+    r.backends.push_back({i.kind, i.path, i.maturity, i.tier, sdk::capability_names(i.capabilities), i.abi, i.version,
+                          i.uri_schemes, i.error});
   r.search_path = host.search_path();
   return r;
 }
@@ -29,6 +29,7 @@ nlohmann::json BackendsReport::to_json() const {
                    {"path", i.path.string()},
                    {"abi", i.abi},
                    {"version", i.version},
+                   {"uri_schemes", i.uri_schemes},
                    {"note", i.error ? json(*i.error) : json(nullptr)}});
   return arr;
 }

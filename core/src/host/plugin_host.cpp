@@ -71,6 +71,7 @@ std::vector<PluginInfo> PluginHost::list_installed() {
     info.tier = sdk::tier_name(d.capabilities);
     info.abi = p.abi_version();
     info.version = p.plugin_version();
+    info.uri_schemes = d.uri_schemes;
   };
   std::vector<PluginInfo> out;
   for (const auto& [kind, path] : found) {

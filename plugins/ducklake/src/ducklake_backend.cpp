@@ -77,6 +77,8 @@ sdk::Description DuckLakeBackend::describe(sdk::Call&) {
   // a path. So `ducklake:<path>` must be written absolute (validate_locator says so).
   d.local_path_prefixes = {"ducklake:sqlite:", "ducklake:duckdb:", "ducklake:"};
   d.thread_safe = true;  // one connection per operation, nothing shared
+  // Data paths in object stores (verify --deep): S3 runs against Ceph in CI; Azure and GCS do not.
+  d.uri_schemes = {{"s3", "stable"}, {"s3a", "stable"}, {"gs", "experimental"}, {"az", "experimental"}, {"abfss", "experimental"}};
   return d;
 }
 
@@ -120,7 +122,15 @@ sdk::VerifyReport DuckLakeBackend::verify(sdk::Call&, const sdk::VerifyRequest& 
   } catch (const BackendError& e) {
     return {sdk::VerifyStatus::Missing, e.what()};  // the database no longer holds the catalog
   }
-  return verify_snapshot(*lake, rec.id, rec.time_us, r.deep, t.data_path);
+  // Data files in an object store are read with the object's settings, overlaid by a
+  // [uris."<prefix>"] rule matching the data path itself.
+  StoreOpener open_store = [this, &t](const support::objstore::Location& l) {
+    Json settings = t.secrets.is_object() ? t.secrets : Json::object();
+    Json by_path = secrets_for(Json{{"data_path", l.root() + "/" + l.key}}, {"data_path"});
+    for (auto& [k, v] : by_path.items()) settings[k] = v;
+    return support::objstore::open(l, support::objstore::options_from_settings(settings, "the ducklake settings"));
+  };
+  return verify_snapshot(*lake, rec.id, rec.time_us, r.deep, t.data_path, open_store);
 }
 
 Json DuckLakeBackend::open(sdk::Call&, const sdk::OpenRequest& r) {

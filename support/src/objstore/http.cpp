@@ -185,9 +185,10 @@ HttpAnswer Http::once(const HttpRequest& r, const std::string& what, bool& trans
   return a;
 }
 
-HttpAnswer Http::exchange(const std::function<HttpRequest()>& make, const std::string& what) {
+HttpAnswer Http::exchange(const std::function<HttpRequest()>& make, const std::string& what, int* attempts) {
   thread_local std::mt19937 rng{std::random_device{}()};
   for (int attempt = 0;; ++attempt) {
+    if (attempts) *attempts = attempt + 1;
     bool transient = false;
     bool last = attempt + 1 >= settings_.attempts;
     try {

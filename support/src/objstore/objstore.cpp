@@ -178,8 +178,8 @@ const std::vector<OptionSpec>& option_specs() {
       {"unsigned_payload", OptionType::Bool, {}},
       {"request_payer", OptionType::Bool, {}},
       // Azure
-      {"account_name", OptionType::String, {"storage_account_name", "account"}},
-      {"account_key", OptionType::String, {"storage_account_key", "access_key", "master_key", "key"}},
+      {"account_name", OptionType::String, {"storage_account_name"}},
+      {"account_key", OptionType::String, {"storage_account_key", "access_key", "master_key"}},
       {"sas_token", OptionType::String, {"sas_key", "storage_sas_key", "storage_sas_token"}},
       {"use_emulator", OptionType::Bool, {"storage_use_emulator"}},
       // the HTTP client
@@ -294,6 +294,42 @@ Options options_from(const nlohmann::json& table, std::string_view where) {
   return out;
 }
 
+Options options_from_settings(const nlohmann::json& settings, std::string_view where) {
+  Options out;
+  if (!settings.is_object()) return out;
+  if (auto it = settings.find("storage_options"); it != settings.end())
+    out = options_from(*it, std::string(where) + ".storage_options");
+  nlohmann::json direct = nlohmann::json::object();
+  for (const auto& [key, value] : settings.items())
+    if (key != "storage_options" && canonical_option(key)) direct[key] = value;
+  out.merge(options_from(direct, where));
+  return out;
+}
+
+std::string explain(const StoreError& e, const std::string& uri) {
+  std::string msg = e.what();
+  auto loc = [&]() -> std::string {
+    try {
+      if (auto l = parse_location(uri)) return l->root();
+    } catch (const StoreError&) {
+    }
+    return uri;
+  }();
+  switch (e.kind()) {
+    case ErrorKind::Auth:
+      return msg + "; give the store's keys in .tether/secrets.toml [uris.\"" + loc +
+             "/\"] (access_key_id, secret_access_key) or in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY";
+    case ErrorKind::Unreachable:
+      return msg + "; check the endpoint: `endpoint` in .tether/secrets.toml [uris.\"" + loc +
+             "/\"] or AWS_ENDPOINT_URL";
+    case ErrorKind::NoBucket:
+      return msg + "; create it, or point `endpoint` in .tether/secrets.toml [uris.\"" + loc +
+             "/\"] (or AWS_ENDPOINT_URL) at the store that holds it";
+    default:
+      return msg;
+  }
+}
+
 Environment Environment::process() {
   Environment e;
   e.getenv = [](const std::string& name) -> std::optional<std::string> {
@@ -335,10 +371,9 @@ std::unique_ptr<Store> open(const Location& location, const Options& options, co
     case Service::Gcs:
       return open_s3(location, options, env);
     case Service::Azure:
-      throw StoreError(ErrorKind::Unsupported,
-                       location.root() + ": Azure Blob storage is not supported by this build yet");
+      return open_azure(location, options, env);
     case Service::Http:
-      throw StoreError(ErrorKind::Unsupported, location.root() + ": plain HTTP(S) objects are not supported by this build yet");
+      return open_http(location, options);
   }
   throw StoreError(ErrorKind::Config, location.root() + ": unknown store");
 }

@@ -7,6 +7,8 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <set>
 #include <thread>
@@ -149,6 +151,33 @@ TEST_CASE("conditional puts: create-only and replace-if-unchanged are arbitrated
   for (auto& t : ts) t.join();
   CHECK(won == 1);
   CHECK(lost == 7);
+}
+
+TEST_CASE("a conditional put whose answer was lost: the retry finds its own bytes, not a conflict") {
+  std::string b = new_bucket("lossy");
+  std::string endpoint = env("TETHER_TEST_S3_ENDPOINT");
+  std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+  std::string cmd = "exec " + std::string(TETHER_SOURCE_ROOT) + "/tests/s3/lossy-proxy " + port;
+  FILE* proxy = popen(cmd.c_str(), "r");
+  REQUIRE(proxy);
+  char line[32] = {0};
+  REQUIRE(std::fgets(line, sizeof line, proxy));
+  Options through = options();
+  int proxy_port = 0, proxy_pid = 0;
+  REQUIRE(std::sscanf(line, "%d %d", &proxy_port, &proxy_pid) == 2);
+  through.values["endpoint"] = "http://127.0.0.1:" + std::to_string(proxy_port);
+  {
+    auto s = store(b, through);
+    // The first PUT is carried out by the store, its answer lost; the client retries and gets
+    // 412 (the key exists), reads the key back, finds its own bytes: created, not a conflict.
+    PutResult r = s->put("refs/tag.v1/ref.json", "{\"snapshot\":\"A\"}", PutCondition::if_absent());
+    CHECK(r.etag == store(b)->head("refs/tag.v1/ref.json")->etag);
+    // Someone else's bytes stay a conflict.
+    CHECK(kind_of([&] { s->put("refs/tag.v1/ref.json", "{\"snapshot\":\"B\"}", PutCondition::if_absent()); }) ==
+          ErrorKind::PreconditionFailed);
+  }
+  ::kill(proxy_pid, SIGTERM);
+  pclose(proxy);
 }
 
 TEST_CASE("listing: pages with continuation tokens, delimiters, keys that need encoding") {
@@ -302,6 +331,39 @@ TEST_CASE("one store, many threads: connections are pooled, answers are not mixe
     });
   for (auto& t : ts) t.join();
   CHECK(ok == 160);
+}
+
+TEST_CASE("plain HTTP objects: read-only, HEAD and ranged GET, nothing signed") {
+  std::string b = new_bucket("http");
+  REQUIRE(aws({"s3api", "put-bucket-acl", "--bucket", b, "--acl", "public-read"}).ok());  // a 404, not a 403, for a missing key
+  store(b)->put("private", "secret bytes");
+  std::string path = "/tmp/tether-objstore-pub-" + std::to_string(::getpid());
+  {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f);
+    std::fputs("public bytes", f);
+    std::fclose(f);
+  }
+  REQUIRE(aws({"s3api", "put-object", "--bucket", b, "--key", "pub/a.txt", "--body", path, "--acl", "public-read"}).ok());
+  std::remove(path.c_str());
+  std::string base = env("TETHER_TEST_S3_ENDPOINT") + "/" + b + "/";
+  Options http;
+  http.values["allow_http"] = "true";
+  auto loc = parse_location(base + "pub/a.txt");
+  REQUIRE(loc);
+  auto s = open(*loc, http, no_env());
+  auto m = s->head(loc->key);
+  REQUIRE(m);
+  CHECK(m->size == 12);
+  CHECK(m->etag.size() == 32);
+  CHECK(s->get(loc->key, Range{7, 5}) == "bytes");
+  CHECK_FALSE(s->head(b + "/pub/none"));
+  // The private object is refused: no key is ever sent over plain HTTP.
+  CHECK(kind_of([&] { s->get(b + "/private"); }) == ErrorKind::Auth);
+  CHECK(kind_of([&] { s->put("x", "y"); }) == ErrorKind::Unsupported);
+  CHECK(kind_of([&] { s->list_all(""); }) == ErrorKind::Unsupported);
+  // http:// needs allow_http.
+  CHECK(kind_of([&] { open(*loc, Options{}, no_env()); }) == ErrorKind::Config);
 }
 
 int main(int argc, char** argv) {

@@ -197,3 +197,28 @@ TEST_CASE("the XML reader: well-formed answers only, bounded, no entities") {
   std::string laughs = "<!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>";
   CHECK_FALSE(parse_xml(laughs, &why));
 }
+
+TEST_CASE("options from a plugin's settings: storage_options, then the rule's own option keys") {
+  nlohmann::json settings{{"storage_options", {{"region", "eu-west-1"}, {"allow_http", true}}},
+                          {"endpoint", "http://127.0.0.1:7480"},
+                          {"AWS_ACCESS_KEY_ID", "AK"},
+                          {"hosts", nlohmann::json::array({"db"})}};
+  Options o = options_from_settings(settings, "secrets");
+  CHECK(*o.find("region") == "eu-west-1");
+  CHECK(*o.find("endpoint") == "http://127.0.0.1:7480");
+  CHECK(*o.find("access_key_id") == "AK");
+  CHECK_FALSE(o.find("hosts"));
+  CHECK(message_of([] { options_from_settings(nlohmann::json{{"storage_options", {{"colour", "red"}}}}, "secrets"); }) ==
+        "unknown store option secrets.storage_options.colour");
+  CHECK(options_from_settings(nlohmann::json(), "x").values.empty());
+}
+
+TEST_CASE("explain: the way out for refused keys, no endpoint, no bucket") {
+  std::string auth = explain(StoreError(ErrorKind::Auth, "HEAD s3://b/k: access denied (HTTP 403)"), "s3://bkt/p/k");
+  CHECK(auth ==
+        "HEAD s3://b/k: access denied (HTTP 403); give the store's keys in .tether/secrets.toml [uris.\"s3://bkt/\"] "
+        "(access_key_id, secret_access_key) or in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY");
+  CHECK(explain(StoreError(ErrorKind::Unreachable, "m"), "s3://bkt/k").find("AWS_ENDPOINT_URL") != std::string::npos);
+  CHECK(explain(StoreError(ErrorKind::NoBucket, "m"), "s3://bkt/k").find("create it") != std::string::npos);
+  CHECK(explain(StoreError(ErrorKind::Other, "m"), "s3://bkt/k") == "m");
+}

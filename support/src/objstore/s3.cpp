@@ -132,6 +132,86 @@ struct Credentials {
   std::string source;  // for messages: where they came from (never the values)
 };
 
+}  // namespace
+
+// ---- the answers' XML, parsed (fuzz/objstore.cpp feeds these hostile bytes) ----------------
+
+namespace {
+
+XmlElement answer_document(const std::string& body, const std::string& where, const char* root_name) {
+  std::string why;
+  auto doc = parse_xml(body, &why);
+  if (!doc) throw StoreError(ErrorKind::BadAnswer, where + ": the store's answer cannot be read: not XML (" + why + ")");
+  if (doc->name != root_name)
+    throw StoreError(ErrorKind::BadAnswer,
+                     where + ": the store's answer cannot be read: expected " + root_name + ", got " + tame(doc->name, 40));
+  return std::move(*doc);
+}
+
+[[noreturn]] void unreadable(const std::string& where, const std::string& why) {
+  throw StoreError(ErrorKind::BadAnswer, where + ": the store's answer cannot be read: " + why);
+}
+
+}  // namespace
+
+ListPage parse_s3_list(const std::string& body, const std::string& where) {
+  XmlElement doc = answer_document(body, where, "ListBucketResult");
+  bool encoded = doc.child_text("EncodingType") == "url";
+  auto decode = [&](const std::string& s) { return encoded ? url_decode_plus(s) : s; };
+  ListPage page;
+  for (const XmlElement& e : doc.children) {
+    if (e.name == "Contents") {
+      ObjectMeta m;
+      m.key = decode(e.child_text("Key"));
+      auto size = parse_size(e.child_text("Size"));
+      if (!size) unreadable(where, "an entry has no valid Size");
+      m.size = *size;
+      m.etag = strip_quotes(e.child_text("ETag"));
+      m.last_modified = e.child_text("LastModified");
+      page.objects.push_back(std::move(m));
+    } else if (e.name == "CommonPrefixes") {
+      page.common_prefixes.push_back(decode(e.child_text("Prefix")));
+    }
+  }
+  if (doc.child_text("IsTruncated") == "true") {
+    std::string next = doc.child_text("NextContinuationToken");
+    if (next.empty()) unreadable(where, "a truncated listing without a continuation token");
+    page.next = next;
+  }
+  return page;
+}
+
+S3VersionPage parse_s3_versions(const std::string& body, const std::string& where) {
+  XmlElement doc = answer_document(body, where, "ListVersionsResult");
+  bool encoded = doc.child_text("EncodingType") == "url";
+  auto decode = [&](const std::string& s) { return encoded ? url_decode_plus(s) : s; };
+  S3VersionPage page;
+  for (const XmlElement& e : doc.children) {
+    if (e.name != "Version" && e.name != "DeleteMarker") continue;
+    ObjectMeta m;
+    m.key = decode(e.child_text("Key"));
+    m.version_id = version_of(e.child_text("VersionId"));
+    m.is_latest = e.child_text("IsLatest") == "true";
+    m.last_modified = e.child_text("LastModified");
+    m.delete_marker = e.name == "DeleteMarker";
+    if (!m.delete_marker) {
+      auto size = parse_size(e.child_text("Size"));
+      if (!size) unreadable(where, "a version has no valid Size");
+      m.size = *size;
+      m.etag = strip_quotes(e.child_text("ETag"));
+    }
+    page.versions.push_back(std::move(m));
+  }
+  if (doc.child_text("IsTruncated") == "true") {
+    std::pair<std::string, std::string> next{decode(doc.child_text("NextKeyMarker")), doc.child_text("NextVersionIdMarker")};
+    if (next.first.empty()) unreadable(where, "a truncated version listing without a key marker");
+    page.next = std::move(next);
+  }
+  return page;
+}
+
+namespace {
+
 class S3Store final : public Store {
  public:
   S3Store(const Location& loc, const Options& options, const Environment& env)
@@ -268,8 +348,17 @@ class S3Store final : public Store {
       throw StoreError(ErrorKind::Unsupported, where(key) + ": conditional writes are disabled for this store (conditional_put)");
     if (c.kind == PutCondition::Kind::IfAbsent) h.emplace_back("if-none-match", "*");
     if (c.kind == PutCondition::Kind::IfMatch) h.emplace_back("if-match", strip_quotes(c.etag));
-    HttpAnswer a = send("PUT", key, {}, h, body, false);
-    if (a.status == 412 || (a.status == 409 && c.kind != PutCondition::Kind::Always))
+    int attempts = 1;
+    HttpAnswer a = send("PUT", key, {}, h, body, false, false, &attempts);
+    bool lost = a.status == 412 || (a.status == 409 && c.kind != PutCondition::Kind::Always);
+    if (lost && attempts > 1) {
+      // An earlier attempt may have been written before its answer was lost: then the
+      // condition fails against our own bytes. What is there now tells.
+      ObjectMeta now;
+      if (auto there = get(key, std::nullopt, std::nullopt, &now); there && *there == body)
+        return PutResult{now.etag, now.version_id};
+    }
+    if (lost)
       throw StoreError(ErrorKind::PreconditionFailed,
                        where(key) + (c.kind == PutCondition::Kind::IfAbsent ? ": already exists" : ": changed since it was read"),
                        a.status);
@@ -293,30 +382,17 @@ class S3Store final : public Store {
     if (continuation) q["continuation-token"] = *continuation;
     HttpAnswer a = send("GET", "", q, {}, {}, false, /*bucket_level=*/true);
     if (a.status < 200 || a.status > 299) throw failure(a, "LIST", prefix);
-    XmlElement doc = document(a, prefix, "ListBucketResult");
-    bool encoded = doc.child_text("EncodingType") == "url";
-    auto decode = [&](const std::string& s) { return encoded ? url_decode_plus(s) : s; };
-    ListPage page;
-    for (const XmlElement& e : doc.children) {
-      if (e.name == "Contents") {
-        ObjectMeta m;
-        m.key = decode(e.child_text("Key"));
-        auto size = parse_size(e.child_text("Size"));
-        if (!size) throw bad_answer(prefix, "an entry has no valid Size");
-        m.size = *size;
-        m.etag = strip_quotes(e.child_text("ETag"));
-        m.last_modified = e.child_text("LastModified");
-        page.objects.push_back(std::move(m));
-      } else if (e.name == "CommonPrefixes") {
-        page.common_prefixes.push_back(decode(e.child_text("Prefix")));
-      }
-    }
-    if (doc.child_text("IsTruncated") == "true") {
-      std::string next = doc.child_text("NextContinuationToken");
-      if (next.empty()) throw bad_answer(prefix, "a truncated listing without a continuation token");
-      page.next = next;
-    }
-    return page;
+    return parse_s3_list(a.body, where(prefix));
+  }
+
+  void create_bucket() override {
+    std::string body;
+    if (region_ != "us-east-1" && loc_.service == Service::S3)
+      body = "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><LocationConstraint>" +
+             region_ + "</LocationConstraint></CreateBucketConfiguration>";
+    HttpAnswer a = send("PUT", "", {}, {}, body, false, true);
+    if (a.status == 409 && error_code(a) == "BucketAlreadyOwnedByYou") return;
+    if (a.status < 200 || a.status > 299) throw failure(a, "CREATE BUCKET", "");
   }
 
   std::vector<ObjectMeta> list_versions(const std::string& prefix) override {
@@ -331,30 +407,12 @@ class S3Store final : public Store {
       }
       HttpAnswer a = send("GET", "", q, {}, {}, false, true);
       if (a.status < 200 || a.status > 299) throw failure(a, "LIST VERSIONS", prefix);
-      XmlElement doc = document(a, prefix, "ListVersionsResult");
-      bool encoded = doc.child_text("EncodingType") == "url";
-      auto decode = [&](const std::string& s) { return encoded ? url_decode_plus(s) : s; };
-      for (const XmlElement& e : doc.children) {
-        if (e.name != "Version" && e.name != "DeleteMarker") continue;
-        ObjectMeta m;
-        m.key = decode(e.child_text("Key"));
-        m.version_id = version_of(e.child_text("VersionId"));
-        m.is_latest = e.child_text("IsLatest") == "true";
-        m.last_modified = e.child_text("LastModified");
-        m.delete_marker = e.name == "DeleteMarker";
-        if (!m.delete_marker) {
-          auto size = parse_size(e.child_text("Size"));
-          if (!size) throw bad_answer(prefix, "a version has no valid Size");
-          m.size = *size;
-          m.etag = strip_quotes(e.child_text("ETag"));
-        }
-        out.push_back(std::move(m));
-      }
-      if (doc.child_text("IsTruncated") != "true") break;
-      std::pair<std::string, std::string> next{decode(doc.child_text("NextKeyMarker")), doc.child_text("NextVersionIdMarker")};
-      if (next.first.empty() || (marker && *marker == next) || pages > 1'000'000)
+      S3VersionPage page = parse_s3_versions(a.body, where(prefix));
+      for (auto& m : page.versions) out.push_back(std::move(m));
+      if (!page.next) break;
+      if ((marker && *marker == *page.next) || pages > 1'000'000)
         throw bad_answer(prefix, "a truncated version listing that does not move on");
-      marker = std::move(next);
+      marker = std::move(page.next);
     }
     return out;
   }
@@ -384,7 +442,7 @@ class S3Store final : public Store {
 
   HttpAnswer send(const std::string& method, const std::string& key, const std::map<std::string, std::string>& query,
                   const std::vector<std::pair<std::string, std::string>>& extra, std::string_view body, bool head,
-                  bool bucket_level = false) {
+                  bool bucket_level = false, int* attempts = nullptr) {
     std::string host = path_style_ ? endpoint_host_ : loc_.bucket + "." + endpoint_host_;
     std::string path = endpoint_path_ + (path_style_ ? "/" + loc_.bucket : std::string()) + "/" +
                        (bucket_level ? std::string() : uri_encode(key, true));
@@ -417,7 +475,7 @@ class S3Store final : public Store {
       }
       return r;
     };
-    return http_->exchange(make, method + " " + where(key));
+    return http_->exchange(make, method + " " + where(key), attempts);
   }
 
   static std::string error_code(const HttpAnswer& a) {
@@ -435,14 +493,6 @@ class S3Store final : public Store {
     if (a.status == 404)
       throw StoreError(ErrorKind::NoBucket, loc_.root() + ": the bucket does not exist (or the endpoint is not the one that holds it)", 404);
     if (a.status >= 200 && a.status <= 299) bucket_checked_ = true;
-  }
-
-  XmlElement document(const HttpAnswer& a, const std::string& key, const char* root_name) const {
-    std::string why;
-    auto doc = parse_xml(a.body, &why);
-    if (!doc) throw bad_answer(key, "the answer is not XML (" + why + ")");
-    if (doc->name != root_name) throw bad_answer(key, "expected " + std::string(root_name) + ", got " + tame(doc->name, 40));
-    return std::move(*doc);
   }
 
   StoreError bad_answer(const std::string& key, const std::string& why) const {

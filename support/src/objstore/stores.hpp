@@ -14,6 +14,8 @@
 
 namespace tether::support::objstore {
 
+std::unique_ptr<Store> open_http(const Location& location, const Options& options);
+std::unique_ptr<Store> open_azure(const Location& location, const Options& options, const Environment& env);
 std::unique_ptr<Store> open_s3(const Location& location, const Options& options, const Environment& env);
 
 struct HttpRequest {
@@ -58,7 +60,8 @@ class Http {
   Http(const Http&) = delete;
   Http& operator=(const Http&) = delete;
 
-  HttpAnswer exchange(const std::function<HttpRequest()>& make, const std::string& what);
+  // `attempts`, when given, receives how many exchanges were made (1 when the first answered).
+  HttpAnswer exchange(const std::function<HttpRequest()>& make, const std::string& what, int* attempts = nullptr);
 
   const HttpSettings& settings() const { return settings_; }
 
@@ -73,5 +76,15 @@ class Http {
 };
 
 bool retryable_status(long status);
+
+// The XML answers of S3's ListObjectsV2 and ListObjectVersions, and of Azure's List Blobs,
+// parsed; StoreError{BadAnswer} naming `where` for anything unreadable.
+ListPage parse_s3_list(const std::string& body, const std::string& where);
+struct S3VersionPage {
+  std::vector<ObjectMeta> versions;
+  std::optional<std::pair<std::string, std::string>> next;  // key marker, version-id marker
+};
+S3VersionPage parse_s3_versions(const std::string& body, const std::string& where);
+ListPage parse_azure_list(const std::string& body, const std::string& where, bool versions);
 
 }  // namespace tether::support::objstore

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ struct BackendInfo {
   std::string tier;                        // observed | addressable | pinnable | forkable
   std::vector<std::string> capabilities;   // every capability's name, in bit order
   std::string abi, version;
+  std::map<std::string, std::string> uri_schemes;  // object-store scheme -> maturity
   std::optional<std::string> error;        // why it did not load
   bool installed() const { return !error; }
 };

@@ -27,6 +27,7 @@ struct PluginInfo {
   uint32_t capabilities = 0;
   std::string abi;      // "0.1"
   std::string version;  // the plugin's own version
+  std::map<std::string, std::string> uri_schemes;  // object-store scheme -> maturity
   std::optional<std::string> error;  // why it did not load
 };
 

@@ -254,6 +254,9 @@ struct Description {
   std::map<std::string, std::vector<std::string>> safe_option_keys;
   std::string promote_hint;
   bool thread_safe = false;
+  // Object-store URI schemes the backend reads, each with its own maturity ("s3" -> "stable",
+  // "az" -> "experimental"): `tether backends` shows them. Empty: local stores only.
+  std::map<std::string, std::string> uri_schemes;
 };
 inline void to_json(Json& j, const Description& d) {
   j = Json{{"kind", d.kind},
@@ -268,6 +271,7 @@ inline void to_json(Json& j, const Description& d) {
            {"safe_option_keys", d.safe_option_keys},
            {"promote_hint", d.promote_hint},
            {"thread_safe", d.thread_safe}};
+  if (!d.uri_schemes.empty()) j["uri_schemes"] = d.uri_schemes;
 }
 inline void from_json(const Json& j, Description& d) {
   d.kind = j.at("kind").get<std::string>();
@@ -283,6 +287,9 @@ inline void from_json(const Json& j, Description& d) {
   d.safe_option_keys = j.value("safe_option_keys", std::map<std::string, std::vector<std::string>>{});
   d.promote_hint = get_string(j, "promote_hint");
   d.thread_safe = j.value("thread_safe", false);
+  if (auto it = j.find("uri_schemes"); it != j.end() && it->is_object())
+    for (const auto& [scheme, maturity] : it->items())
+      if (maturity.is_string()) d.uri_schemes[scheme] = maturity.get<std::string>();
 }
 
 // State minus volatile keys: what equality, pin ids and drift checks compare.

@@ -70,6 +70,12 @@ std::optional<std::string> canonical_option(std::string_view key);
 // `where` and the key for an unknown key or a value of the wrong type.
 Options options_from(const nlohmann::json& table, std::string_view where);
 
+// The options of one object from a plugin's merged settings (the SDK's secrets_for: the kind's
+// committed safe keys and secrets, then the matched URI rule): the `storage_options` table,
+// then the settings' own top-level keys that are store options (a secrets rule may write
+// `access_key_id = ...` directly); other keys are the plugin's and are skipped.
+Options options_from_settings(const nlohmann::json& settings, std::string_view where);
+
 // Where the ambient configuration comes from: the process environment and the user's home
 // (~/.aws/credentials, ~/.aws/config). Tests substitute their own.
 struct Environment {
@@ -175,6 +181,10 @@ class Store {
   // Every version of every object under `prefix`, delete markers included, newest first per key.
   virtual std::vector<ObjectMeta> list_versions(const std::string& prefix) = 0;
 
+  // Makes the bucket (container) itself; one that exists already and is ours is fine. Used by
+  // tests and conformance harnesses: tether never creates buckets on a user's behalf.
+  virtual void create_bucket() = 0;
+
   // Every object under `prefix` (no delimiter), paging through the whole listing.
   std::vector<ObjectMeta> list_all(const std::string& prefix, const ListProgress& progress = {});
 };
@@ -186,6 +196,11 @@ class Store {
 // Sends nothing.
 std::unique_ptr<Store> open(const Location& location, const Options& options,
                             const Environment& env = Environment::process());
+
+// A one-line message for `e` about the object at `uri`, with the way out: for Auth where keys
+// go (.tether/secrets.toml [uris."<root>/"] or the AWS_* variables), for Unreachable and
+// NoBucket the endpoint settings. Never a credential (StoreError messages carry none).
+std::string explain(const StoreError& e, const std::string& uri);
 
 // ---- signing, exposed for tests ------------------------------------------------------------
 
