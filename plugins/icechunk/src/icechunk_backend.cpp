@@ -209,25 +209,15 @@ Target IcechunkBackend::target(const sdk::Locator& loc) {
     return t;
   }
   const os::Location& where = *t.remote;
-  std::string rule = where.root() + "/";
-  bool aws = where.service == os::Service::S3;
-  std::string hint = "credentials and the endpoint for " + rule + " come from .tether/secrets.toml [uris.\"" + rule +
-                     "\"] (access_key_id, secret_access_key, endpoint)" +
-                     (aws ? " or AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_ENDPOINT_URL" : "");
-  // The options: the kind's `storage_options` (committed: only the safe keys get here) and
-  // the secrets' own, then every store option spelled at the top level of the secrets (the
-  // matched [uris."..."] rule or [backends.icechunk]). Never from the locator: a manifest
-  // comes with every clone and must not pick where credentials go.
-  Json secrets = secrets_for(loc);
-  Json table = Json::object();
-  if (auto it = secrets.find("storage_options"); it != secrets.end() && it->is_object()) table = *it;
-  for (auto it = secrets.begin(); it != secrets.end(); ++it)
-    if (it.key() != "storage_options" && os::canonical_option(it.key())) table[it.key()] = it.value();
+  // The options: secrets_for()'s settings (the kind's committed safe storage_options and the
+  // secrets, then the matched [uris."..."] rule), read as objstore reads them for every plugin.
+  // Never from the locator: a manifest comes with every clone and must not pick where
+  // credentials go.
   os::Options options;
   try {
-    options = os::options_from(table, "the store options for " + t.uri);
+    options = os::options_from_settings(secrets_for(loc), "the store options for " + t.uri);
   } catch (const os::StoreError& e) {
-    throw BackendError(std::string(e.what()) + "; fix them in .tether/secrets.toml [uris.\"" + rule + "\"]");
+    throw BackendError(std::string(e.what()) + "; fix them in .tether/secrets.toml [uris.\"" + where.root() + "/\"]");
   }
   std::string cache_key = t.uri + '\n' + Json(options.values).dump();
   std::lock_guard lock(mu_);
@@ -238,9 +228,9 @@ Target IcechunkBackend::target(const sdk::Locator& loc) {
       store = os::open(where, options);
     } catch (const os::StoreError& e) {
       stores_.erase(cache_key);
-      throw sdk::IoError(std::string(e.what()) + "; " + hint);
+      throw sdk::IoError(os::explain(e, t.uri));
     }
-    cached = object_storage(std::move(store), where.key, t.uri, hint);
+    cached = object_storage(std::move(store), where.key, t.uri);
   }
   t.storage = cached;
   return t;
@@ -259,6 +249,10 @@ sdk::Description IcechunkBackend::describe(sdk::Call&) {
   // endpoints and credentials only come from .tether/secrets.toml or the environment.
   d.safe_config_keys = {"storage_options"};
   d.safe_option_keys = {{"storage_options", {"allow_http", "conditional_put", "region", "virtual_hosted_style_request"}}};
+  // s3 runs the whole lifecycle against Ceph's gateway in the tests (icechunk-s3,
+  // cli-icechunk-s3, conformance-icechunk-s3); gs:// is the same code through GCS's S3 API,
+  // untested.
+  d.uri_schemes = {{"s3", "stable"}, {"s3a", "stable"}, {"gs", "experimental"}, {"gcs", "experimental"}};
   d.uri_keys = {"uri"};
   d.key_suffixes = std::vector<std::string>{".icechunk"};
   d.promote_hint = kPromoteHint;

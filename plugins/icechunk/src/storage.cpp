@@ -254,8 +254,8 @@ constexpr std::size_t kCacheBytes = std::size_t{64} << 20;
 
 class ObjectStorage final : public Storage {
  public:
-  ObjectStorage(std::shared_ptr<os::Store> store, std::string prefix, std::string uri, std::string hint)
-      : Storage(std::move(uri)), store_(std::move(store)), prefix_(std::move(prefix)), hint_(std::move(hint)) {}
+  ObjectStorage(std::shared_ptr<os::Store> store, std::string prefix, std::string uri)
+      : Storage(std::move(uri)), store_(std::move(store)), prefix_(std::move(prefix)) {}
 
   bool is_local() const override { return false; }
 
@@ -407,35 +407,21 @@ class ObjectStorage final : public Storage {
     }
   }
 
-  std::string way_out(os::ErrorKind kind) const {
-    switch (kind) {
-      case os::ErrorKind::Auth:
-      case os::ErrorKind::NoBucket:
-      case os::ErrorKind::Unreachable:
-      case os::ErrorKind::Config:
-        return hint_.empty() ? std::string() : "; " + hint_;
-      case os::ErrorKind::Unsupported:
-        return "; tether writes Icechunk repositories only with the store's conditional writes";
-      default:
-        return {};
-    }
-  }
-
   template <class Fn>
   auto guard(Fn&& fn) -> decltype(fn()) {
     try {
       return fn();
     } catch (const os::StoreError& e) {
       // The repository is named even when the failing request was not about one of its keys.
-      std::string what = e.what();
+      std::string what = os::explain(e, root());
       if (what.find(root() + "/") == std::string::npos) what = root() + ": " + what;
-      throw StorageError(what + way_out(e.kind()));
+      if (e.kind() == os::ErrorKind::Unsupported) what += "; tether writes Icechunk repositories only with the store's conditional writes";
+      throw StorageError(what);
     }
   }
 
   std::shared_ptr<os::Store> store_;
   std::string prefix_;
-  std::string hint_;
   std::mutex mu_;
   std::map<std::string, Bytes> cache_;
   std::size_t cached_ = 0;
@@ -449,11 +435,10 @@ std::shared_ptr<Storage> local_storage(const std::string& root) {
   return std::make_shared<LocalStorage>(std::move(r));
 }
 
-std::shared_ptr<Storage> object_storage(std::shared_ptr<os::Store> store, const std::string& prefix, const std::string& uri,
-                                        const std::string& hint) {
+std::shared_ptr<Storage> object_storage(std::shared_ptr<os::Store> store, const std::string& prefix, const std::string& uri) {
   std::string p = prefix;
   while (!p.empty() && p.back() == '/') p.pop_back();
-  return std::make_shared<ObjectStorage>(std::move(store), std::move(p), uri, hint);
+  return std::make_shared<ObjectStorage>(std::move(store), std::move(p), uri);
 }
 
 }  // namespace tether::icechunk

@@ -102,10 +102,10 @@ class Storage {
 std::shared_ptr<Storage> local_storage(const std::string& root);
 
 // The repository under `prefix` (keys `<prefix>/<rel>`; "" = the bucket's root) of `store`,
-// named `uri` in messages. `hint` is appended to messages about access and reachability (where
-// credentials and the endpoint are configured).
+// named `uri` in messages. Store failures are StorageErrors worded by objstore::explain (the
+// way out: where keys and the endpoint are configured).
 std::shared_ptr<Storage> object_storage(std::shared_ptr<support::objstore::Store> store, const std::string& prefix,
-                                        const std::string& uri, const std::string& hint);
+                                        const std::string& uri);
 
 // Names Rust's object_store leaves behind while writing (`<name>#<digits>`).
 bool is_staging_name(const std::string& name);
