@@ -19,8 +19,14 @@ refused() {
   err_lines 1
   unchanged "tether add $*"
 }
-refused s3 s3://bucket/repo --kind icechunk
-err_matches "^error: \[s3\] icechunk repositories on object stores \(s3://\) are not supported yet"
+# An object store that does not answer: one line naming the object and where the endpoint
+# and credentials are configured (and no request anywhere else: the endpoint is the user's).
+AWS_ENDPOINT_URL=https://127.0.0.1:1 AWS_ACCESS_KEY_ID=AKIDTETHERTEST AWS_SECRET_ACCESS_KEY=sEcReTtEtHeR \
+  refused s3 s3://bucket/repo.icechunk --kind icechunk
+err_matches "^error: \[s3\] s3://bucket/repo.icechunk: .*cannot reach the store.*\[uris.\"s3://bucket/\"\].*AWS_ENDPOINT_URL"
+if grep -q "sEcReTtEtHeR" <<<"$ERR"; then fail "a secret in the error"; fi
+refused web https://example.invalid/repo.icechunk --kind icechunk
+err_matches "^error: \[web\] icechunk uri https://example.invalid/repo.icechunk: Icechunk repositories are read and written through an object store"
 refused plain "$TMP/plain" --kind icechunk
 err_matches "^error: \[plain\] $TMP/plain is not an Icechunk repository"
 refused side "$TMP/fresh.icechunk" --kind icechunk --branch nope

@@ -209,3 +209,34 @@ registry_history() {
   printf xy >"$TMP/plate/b.bin"
   ok tether commit -m "plate moved"
 }
+
+# The throwaway Ceph object gateway (tests/s3/with-cluster, which runs the S3 scenarios and
+# exports TETHER_TEST_S3_*): need_s3 exits 77 (meson: skipped) without it; s3_bucket STEM
+# makes a bucket of this scenario's own with Debian's AWS CLI and prints its name;
+# s3_secrets BUCKET gives the dataset the endpoint and keys for it in .tether/secrets.toml
+# (the only place tether takes an endpoint from, besides the environment).
+need_s3() {
+  if [ -z "${TETHER_TEST_S3_ENDPOINT:-}" ]; then
+    echo "SKIP [$SCENARIO]: no S3 cluster (run it through tests/s3/with-cluster)" >&2
+    exit 77
+  fi
+}
+s3_bucket() {
+  local b
+  b=$(printf '%s' "tether-$1-$$-$RANDOM" | tr 'A-Z_' 'a-z-' | cut -c1-63)
+  /usr/bin/aws --endpoint-url "$TETHER_TEST_S3_ENDPOINT" s3api create-bucket --bucket "$b" >/dev/null ||
+    fail "cannot create bucket $b"
+  echo "$b"
+}
+s3_secrets() {
+  mkdir -p .tether
+  cat >>.tether/secrets.toml <<TOML
+[uris."s3://$1/"]
+endpoint = "$TETHER_TEST_S3_ENDPOINT"
+allow_http = true
+region = "$TETHER_TEST_S3_REGION"
+access_key_id = "$TETHER_TEST_S3_ACCESS_KEY_ID"
+secret_access_key = "$TETHER_TEST_S3_SECRET_ACCESS_KEY"
+TOML
+  chmod 600 .tether/secrets.toml
+}

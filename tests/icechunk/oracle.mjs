@@ -2,6 +2,10 @@
 // tests that build repositories with it and cross-check what tether's icechunk plugin reads
 // and writes. Run it through ./icechunk-node. Every command prints one JSON value.
 //
+// DIR is a local directory or s3://BUCKET/PREFIX: a repository in the object store of
+// TETHER_TEST_S3_ENDPOINT (tests/s3/with-cluster), with its static keys and region, path-style
+// over plain HTTP.
+//
 //   create DIR [SPEC]             a new repository (spec 1 or 2, default 2) -> {"snapshot"}
 //   write DIR BRANCH N [MESSAGE]  commit on BRANCH: the array /data (created on first use)
 //                                 gets chunk N; also creates group /g<N> -> {"snapshot"}
@@ -26,8 +30,23 @@ import { Repository, Storage } from '@earthmover/icechunk';
 
 const [cmd, dir, ...args] = process.argv.slice(2);
 
+async function storage() {
+  const s3 = /^s3:\/\/([^/]+)\/?(.*)$/.exec(dir);
+  if (!s3) return Storage.newLocalFilesystem(dir);
+  const env = process.env;
+  return Storage.newS3(
+    s3[1],
+    s3[2].replace(/\/+$/, ''),
+    {
+      type: 'Static',
+      field0: { accessKeyId: env.TETHER_TEST_S3_ACCESS_KEY_ID, secretAccessKey: env.TETHER_TEST_S3_SECRET_ACCESS_KEY },
+    },
+    { endpointUrl: env.TETHER_TEST_S3_ENDPOINT, allowHttp: true, forcePathStyle: true, region: env.TETHER_TEST_S3_REGION },
+  );
+}
+
 async function open() {
-  return Repository.open(await Storage.newLocalFilesystem(dir));
+  return Repository.open(await storage());
 }
 
 const enc = (v) => Buffer.from(JSON.stringify(v));
@@ -47,7 +66,7 @@ async function main() {
   switch (cmd) {
     case 'create': {
       const spec = Number(args[0] ?? 2);
-      const repo = await Repository.create(await Storage.newLocalFilesystem(dir), null, spec);
+      const repo = await Repository.create(await storage(), null, spec);
       return { snapshot: await repo.lookupBranch('main') };
     }
     case 'write': {

@@ -3,6 +3,9 @@
 // every write is a real Icechunk commit (tests/icechunk/oracle.mjs run through
 // tests/icechunk/icechunk-node, named by TETHER_ICECHUNK_NODE and TETHER_ICECHUNK_ORACLE).
 // Writes on two branches touch different chunks and groups, so they never conflict.
+// With TETHER_ICECHUNK_S3_BUCKET set (tests/icechunk/on-s3), every repository is made in that
+// bucket instead, s3://BUCKET/<workdir name>/repo-<n>.icechunk, and the plugin reaches it
+// through the environment alone.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -40,9 +43,20 @@ void oracle(const std::vector<std::string>& args) {
 
 std::atomic<unsigned> writes{0};
 
+// A repository location not used yet: in the workdir, or in the bucket (a local placeholder
+// reserves the name, the workdir's own name keeps runs apart).
+std::string new_place(const char* workdir, const std::string& stem) {
+  fs::path local = unused(workdir, stem);
+  const char* bucket = std::getenv("TETHER_ICECHUNK_S3_BUCKET");
+  if (!bucket || !*bucket) return local.string() + ".icechunk";
+  fs::create_directories(local);
+  return "s3://" + std::string(bucket) + "/" + fs::path(workdir).filename().string() + "/" + local.filename().string() +
+         ".icechunk";
+}
+
 int new_object(const char* workdir, char* out, std::size_t cap, char* err, std::size_t errcap) noexcept {
   try {
-    std::string dir = unused(workdir, "repo-").string() + ".icechunk";
+    std::string dir = new_place(workdir, "repo-");
     oracle({"create", dir, "2"});
     oracle({"write", dir, "main", std::to_string(++writes)});
     return put({{"uri", dir}}, out, cap, err, errcap);
@@ -65,7 +79,7 @@ int mutate(const char*, const char* locator_json, const char* working_ref, char*
 
 int fresh_locator(const char* workdir, char* out, std::size_t cap, char* err, std::size_t errcap) noexcept {
   try {
-    return put({{"uri", unused(workdir, "fresh-").string() + ".icechunk"}}, out, cap, err, errcap);
+    return put({{"uri", new_place(workdir, "fresh-")}}, out, cap, err, errcap);
   } catch (const std::exception& e) {
     return fail(err, errcap, e.what());
   }

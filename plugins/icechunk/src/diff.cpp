@@ -1,12 +1,7 @@
 #include "diff.hpp"
 
-#include <filesystem>
-#include <system_error>
-
 #include "icechunk_generated.h"
 #include "ids.hpp"
-
-namespace fs = std::filesystem;
 
 namespace tether::icechunk {
 namespace {
@@ -30,12 +25,12 @@ struct IdChanges {
 
 void add_log(const Repository& repo, const std::string& id, IdChanges& c, std::vector<std::string>& missing) {
   std::string file = repo.path("transactions/" + id);
-  std::error_code ec;
-  if (!fs::exists(file, ec)) {
+  auto bytes = repo.storage().read_immutable("transactions/" + id);
+  if (!bytes) {
     missing.push_back(id);
     return;
   }
-  MetadataFile f = read_metadata_file(file, FileType::TransactionLog);
+  MetadataFile f = parse_metadata_file(*bytes, FileType::TransactionLog, file);
   const fb::TransactionLog* log = verified<fb::TransactionLog>(f, file);
   auto ids = [](const flatbuffers::Vector<const fb::ObjectId8*>* v, std::set<std::string>& out) {
     for (const fb::ObjectId8* n : *v) out.insert(id8(n));
@@ -101,24 +96,33 @@ SnapshotCheck check_snapshot(const Repository& repo, const std::string& id, bool
   Snapshot s;
   try {
     if (repo.format() == 2 && !repo.has_snapshot(id)) return {false, "snapshot " + id + " is not in " + repo.path("repo")};
+    // The file itself, not a cached copy: it may have been collected since.
+    if (is_id12(id) && !repo.storage().exists("snapshots/" + id))
+      return {false, "snapshot " + id + " is not in " + repo.root() + " (no " + repo.path("snapshots/" + id) + ")"};
     s = repo.read_snapshot(id);
+  } catch (const StorageError&) {
+    throw;
   } catch (const FormatError& e) {
     return {false, e.what()};
   }
   std::set<std::string> listed(s.manifest_files.begin(), s.manifest_files.end());
   for (std::size_t i = 0; i < s.manifest_files.size(); ++i) {
-    std::string file = repo.path("manifests/" + s.manifest_files[i]);
-    std::error_code ec;
-    auto size = fs::file_size(file, ec);
-    if (ec) return {false, "snapshot " + id + " needs manifest " + s.manifest_files[i] + ", which is gone (" + file + ")"};
-    if (size != s.manifest_sizes[i])
-      return {false, "manifest " + file + " is " + std::to_string(size) + " bytes, the snapshot recorded " +
+    std::string rel = "manifests/" + s.manifest_files[i];
+    std::string file = repo.path(rel);
+    std::optional<uint64_t> size = repo.storage().size(rel);  // a store failure is an error, not "missing"
+    if (!size) return {false, "snapshot " + id + " needs manifest " + s.manifest_files[i] + ", which is gone (" + file + ")"};
+    if (*size != s.manifest_sizes[i])
+      return {false, "manifest " + file + " is " + std::to_string(*size) + " bytes, the snapshot recorded " +
                          std::to_string(s.manifest_sizes[i])};
     if (deep) {
       try {
-        MetadataFile f = read_metadata_file(file, FileType::Manifest);
+        auto bytes = repo.storage().read(rel);
+        if (!bytes) return {false, "snapshot " + id + " needs manifest " + s.manifest_files[i] + ", which is gone (" + file + ")"};
+        MetadataFile f = parse_metadata_file(*bytes, FileType::Manifest, file);
         const fb::Manifest* m = verified<fb::Manifest>(f, file);
         if (id12(m->id()) != s.manifest_files[i]) return {false, file + " holds manifest " + id12(m->id())};
+      } catch (const StorageError&) {
+        throw;
       } catch (const FormatError& e) {
         return {false, e.what()};
       }

@@ -7,9 +7,11 @@
 
 #include "diff.hpp"
 #include "ids.hpp"
+#include "tether/support/objstore.hpp"
 #include "writer.hpp"
 
 namespace fs = std::filesystem;
+namespace os = tether::support::objstore;
 
 namespace tether::icechunk {
 namespace {
@@ -25,11 +27,17 @@ constexpr const char* kPromoteHint =
     "Icechunk has no merge tether can drive: rebase the work onto the new base with Icechunk itself "
     "(session.rebase() or re-applying the changes on a fresh branch), commit, then promote again";
 
+}  // namespace
+
 struct Target {
-  std::string uri;  // absolute local path, resolved
+  std::string uri;  // absolute local path, resolved; or scheme://bucket/key, no trailing '/'
+  std::optional<os::Location> remote;  // set for an object store
   std::string branch = "main";
   std::optional<std::string> at;
+  std::shared_ptr<Storage> storage;  // set by IcechunkBackend::target()
 };
+
+namespace {
 
 std::string field(const sdk::Locator& loc, const char* key) {
   auto it = loc.find(key);
@@ -50,16 +58,28 @@ std::string resolve(const std::string& path) {
 Target parse(const sdk::Locator& loc) {
   std::string uri = field(loc, "uri");
   if (uri.empty()) uri = field(loc, "path");
-  if (uri.empty()) throw BackendError("icechunk locator needs 'uri' (the repository's directory)");
+  if (uri.empty()) throw BackendError("icechunk locator needs 'uri' (the repository's directory or s3:// URI)");
+  Target t;
   if (uri.rfind("file://", 0) == 0) uri = uri.substr(7);
-  else if (auto scheme = uri.find("://"); scheme != std::string::npos)
-    throw BackendError("icechunk repositories on object stores (" + uri.substr(0, scheme) +
-                       "://) are not supported yet; this tether reads and writes local repositories");
-  if (!fs::path(uri).is_absolute())
+  else if (auto scheme = uri.find("://"); scheme != std::string::npos) {
+    std::optional<os::Location> loc;
+    try {
+      loc = os::parse_location(uri);
+    } catch (const os::StoreError& e) {
+      throw BackendError(std::string("icechunk uri: ") + e.what());
+    }
+    if (!loc) throw BackendError("icechunk uri '" + uri + "': unknown scheme " + uri.substr(0, scheme) + "://");
+    if (loc->service == os::Service::Http)
+      throw BackendError("icechunk uri " + uri + ": Icechunk repositories are read and written through an object store "
+                         "(s3://, gs://), not plain HTTP");
+    while (!loc->key.empty() && loc->key.back() == '/') loc->key.pop_back();
+    t.uri = loc->root() + (loc->key.empty() ? std::string() : "/" + loc->key);
+    t.remote = std::move(loc);
+  }
+  if (!t.remote && !fs::path(uri).is_absolute())
     throw BackendError("icechunk uri '" + uri + "' is not absolute; `tether add` stores absolute paths, so this manifest "
                        "was written by hand: write the absolute path");
-  Target t;
-  t.uri = resolve(uri);
+  if (!t.remote) t.uri = resolve(uri);
   if (std::string b = field(loc, "branch"); !b.empty()) t.branch = b;
   if (std::string a = field(loc, "at"); !a.empty()) t.at = a;
   return t;
@@ -80,15 +100,26 @@ auto guarded(Fn&& fn) -> decltype(fn()) {
     return fn();
   } catch (const RefError&) {
     throw;
+  } catch (const StorageError& e) {
+    throw sdk::IoError(e.what());
   } catch (const FormatError& e) {
     throw BackendError(e.what());
   }
 }
 
+// Whether anything is where the repository should be: the directory, or any object under
+// the prefix.
+bool present(const Target& t) {
+  if (!t.remote) {
+    std::error_code ec;
+    return fs::exists(t.uri, ec);
+  }
+  return guarded([&] { return !t.storage->vacant(); });
+}
+
 Repository open_repo(const Target& t) {
-  std::error_code ec;
-  if (!fs::exists(t.uri, ec)) throw BackendError(t.uri + " does not exist");
-  return guarded([&] { return Repository::open(t.uri); });
+  if (!t.remote && !present(t)) throw BackendError(t.uri + " does not exist");
+  return guarded([&] { return Repository::open(t.storage); });
 }
 
 // A pin's tag: the newest live generation of tether.<id> (tether.<id>, then .2, .3, ...).
@@ -171,6 +202,40 @@ bool is_ancestor(const Repository& r, const std::string& ancestor, const std::st
 
 IcechunkBackend::IcechunkBackend(const Json&) {}
 
+Target IcechunkBackend::target(const sdk::Locator& loc) {
+  Target t = parse(loc);
+  if (!t.remote) {
+    t.storage = local_storage(t.uri);
+    return t;
+  }
+  const os::Location& where = *t.remote;
+  // The options: secrets_for()'s settings (the kind's committed safe storage_options and the
+  // secrets, then the matched [uris."..."] rule), read as objstore reads them for every plugin.
+  // Never from the locator: a manifest comes with every clone and must not pick where
+  // credentials go.
+  os::Options options;
+  try {
+    options = os::options_from_settings(secrets_for(loc), "the store options for " + t.uri);
+  } catch (const os::StoreError& e) {
+    throw BackendError(std::string(e.what()) + "; fix them in .tether/secrets.toml [uris.\"" + where.root() + "/\"]");
+  }
+  std::string cache_key = t.uri + '\n' + Json(options.values).dump();
+  std::lock_guard lock(mu_);
+  auto& cached = stores_[cache_key];
+  if (!cached) {
+    std::shared_ptr<os::Store> store;
+    try {
+      store = os::open(where, options);
+    } catch (const os::StoreError& e) {
+      stores_.erase(cache_key);
+      throw sdk::IoError(os::explain(e, t.uri));
+    }
+    cached = object_storage(std::move(store), where.key, t.uri);
+  }
+  t.storage = cached;
+  return t;
+}
+
 sdk::Description IcechunkBackend::describe(sdk::Call&) {
   sdk::Description d;
   d.kind = "icechunk";
@@ -180,6 +245,14 @@ sdk::Description IcechunkBackend::describe(sdk::Call&) {
   d.maturity = "stable";
   d.capabilities = kCaps;
   d.local_path_keys = {"uri"};
+  // The store options a committed tether.toml may set ([backends.icechunk.storage_options]);
+  // endpoints and credentials only come from .tether/secrets.toml or the environment.
+  d.safe_config_keys = {"storage_options"};
+  d.safe_option_keys = {{"storage_options", {"allow_http", "conditional_put", "region", "virtual_hosted_style_request"}}};
+  // s3 runs the whole lifecycle against Ceph's gateway in the tests (icechunk-s3,
+  // cli-icechunk-s3, conformance-icechunk-s3); gs:// is the same code through GCS's S3 API,
+  // untested.
+  d.uri_schemes = {{"s3", "stable"}, {"s3a", "stable"}, {"gs", "experimental"}, {"gcs", "experimental"}};
   d.uri_keys = {"uri"};
   d.key_suffixes = std::vector<std::string>{".icechunk"};
   d.promote_hint = kPromoteHint;
@@ -190,10 +263,9 @@ sdk::Description IcechunkBackend::describe(sdk::Call&) {
 Json IcechunkBackend::identity(sdk::Call&, const sdk::LocatorRequest& r) { return Json{{"uri", parse(r.locator).uri}}; }
 
 void IcechunkBackend::validate_locator(sdk::Call&, const sdk::LocatorRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   check_ref_name(t.branch);
-  std::error_code ec;
-  if (!fs::exists(t.uri, ec)) return;  // `add --create`, or the engine's own refusal
+  if (!present(t)) return;  // `add --create`, or the engine's own refusal
   Repository repo = open_repo(t);
   if (t.at) resolve_at(repo, t, *t.at);
   else branch_tip(repo, t, t.branch);
@@ -202,8 +274,8 @@ void IcechunkBackend::validate_locator(sdk::Call&, const sdk::LocatorRequest& r)
 std::string IcechunkBackend::base_branch(sdk::Call&, const sdk::LocatorRequest& r) { return parse(r.locator).branch; }
 
 std::optional<std::string> IcechunkBackend::default_key(sdk::Call&, const sdk::LocatorRequest& r) {
-  std::string p = parse(r.locator).uri;
-  std::string key = fs::path(p).filename().string();
+  Target t = parse(r.locator);
+  std::string key = fs::path(t.remote ? t.remote->key : t.uri).filename().string();
   if (key.size() > 9 && key.compare(key.size() - 9, 9, ".icechunk") == 0) key.resize(key.size() - 9);
   if (key.empty() || key == "." || key == "..") return std::nullopt;
   return key;
@@ -214,17 +286,16 @@ bool IcechunkBackend::state_addressable(sdk::Call&, const sdk::StateRequest& r) 
 }
 
 sdk::State IcechunkBackend::fingerprint(sdk::Call&, const sdk::FingerprintRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   Repository repo = open_repo(t);
   if (r.working_ref) return state_of(branch_tip(repo, t, *r.working_ref));
   return state_of(source_id(repo, t, sdk::Source::base()));
 }
 
 sdk::VerifyReport IcechunkBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   std::string id = state_id(r.state);
-  std::error_code ec;
-  if (!fs::exists(t.uri, ec)) return {sdk::VerifyStatus::Missing, "repository " + t.uri + " not found"};
+  if (!present(t)) return {sdk::VerifyStatus::Missing, "repository " + t.uri + " not found"};
   Repository repo = open_repo(t);
   std::string note;
   if (r.pin) {
@@ -240,7 +311,7 @@ sdk::VerifyReport IcechunkBackend::verify(sdk::Call&, const sdk::VerifyRequest& 
 }
 
 sdk::Pin IcechunkBackend::pin(sdk::Call&, const sdk::PinRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   std::string id = state_id(r.state);
   std::string base = "tether." + r.pin_id;
   check_ref_name(base);
@@ -256,7 +327,7 @@ sdk::Pin IcechunkBackend::pin(sdk::Call&, const sdk::PinRequest& r) {
     for (int gen = 2; std::binary_search(repo.deleted_tags().begin(), repo.deleted_tags().end(), name); ++gen)
       name = base + "." + std::to_string(gen);
     try {
-      guarded([&] { create_tag(t.uri, name, id); });
+      guarded([&] { create_tag(*t.storage, name, id); });
       return sdk::Pin{r.pin_id, name, true};
     } catch (const RefError& e) {
       // Another writer took the name meanwhile: look again.
@@ -267,7 +338,7 @@ sdk::Pin IcechunkBackend::pin(sdk::Call&, const sdk::PinRequest& r) {
 }
 
 void IcechunkBackend::unpin(sdk::Call&, const sdk::UnpinRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   Repository repo = open_repo(t);
   // Every live generation of the pin goes (the ref the manifest names, and later ones).
   std::vector<std::string> names;
@@ -276,7 +347,7 @@ void IcechunkBackend::unpin(sdk::Call&, const sdk::UnpinRequest& r) {
     if (name != r.pin.ref && pin_id_of(name) == r.pin.id) names.push_back(name);
   for (const auto& name : names) {
     try {
-      guarded([&] { delete_tag(t.uri, name); });
+      guarded([&] { delete_tag(*t.storage, name); });
     } catch (const RefError& e) {
       if (e.kind() != RefError::Kind::NotFound) throw BackendError(e.what());
     }
@@ -284,7 +355,7 @@ void IcechunkBackend::unpin(sdk::Call&, const sdk::UnpinRequest& r) {
 }
 
 std::vector<std::string> IcechunkBackend::list_pins(sdk::Call&, const sdk::LocatorRequest& r) {
-  Repository repo = open_repo(parse(r.locator));
+  Repository repo = open_repo(target(r.locator));
   std::set<std::string> ids;
   for (const auto& [name, id] : repo.tags())
     if (auto pin = pin_id_of(name)) ids.insert(*pin);
@@ -292,7 +363,7 @@ std::vector<std::string> IcechunkBackend::list_pins(sdk::Call&, const sdk::Locat
 }
 
 std::string IcechunkBackend::fork(sdk::Call&, const sdk::ForkRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   check_ref_name(r.name);
   Repository repo = open_repo(t);
   std::string to = source_id(repo, t, r.source);
@@ -302,16 +373,16 @@ std::string IcechunkBackend::fork(sdk::Call&, const sdk::ForkRequest& r) {
     switch (r.expected.kind) {
       case K::None:
         if (current && *current == to) return r.name;
-        if (current) guarded([&] { reset_branch(t.uri, r.name, to, current); });
-        else guarded([&] { create_branch(t.uri, r.name, to); });
+        if (current) guarded([&] { reset_branch(*t.storage, r.name, to, current); });
+        else guarded([&] { create_branch(*t.storage, r.name, to); });
         break;
       case K::Absent:
-        guarded([&] { create_branch(t.uri, r.name, to); });
+        guarded([&] { create_branch(*t.storage, r.name, to); });
         break;
       case K::At: {
         std::string want = state_id(r.expected.state);
         if (current && *current == want && want == to) return r.name;
-        guarded([&] { reset_branch(t.uri, r.name, to, want); });
+        guarded([&] { reset_branch(*t.storage, r.name, to, want); });
         break;
       }
     }
@@ -325,17 +396,17 @@ std::string IcechunkBackend::fork(sdk::Call&, const sdk::ForkRequest& r) {
 }
 
 void IcechunkBackend::delete_working_ref(sdk::Call&, const sdk::RefRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   if (r.ref == "main" || r.ref == t.branch) throw BackendError("branch " + r.ref + " of " + t.uri + " is the base; not deleting it");
   try {
-    guarded([&] { delete_branch(t.uri, r.ref, std::nullopt); });
+    guarded([&] { delete_branch(*t.storage, r.ref, std::nullopt); });
   } catch (const RefError& e) {
     if (e.kind() != RefError::Kind::NotFound) throw BackendError(e.what());
   }
 }
 
 std::vector<std::string> IcechunkBackend::list_working_refs(sdk::Call&, const sdk::LocatorRequest& r) {
-  Repository repo = open_repo(parse(r.locator));
+  Repository repo = open_repo(target(r.locator));
   std::vector<std::string> out;
   for (const auto& [name, id] : repo.branches())
     if (name.rfind(kWorkingPrefix, 0) == 0) out.push_back(name);
@@ -343,7 +414,7 @@ std::vector<std::string> IcechunkBackend::list_working_refs(sdk::Call&, const sd
 }
 
 Json IcechunkBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   Repository repo = open_repo(t);
   using K = sdk::Source::Kind;
   std::string id = source_id(repo, t, r.target);
@@ -368,11 +439,17 @@ Json IcechunkBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
       break;
   }
   h["address"] = t.uri + "#" + where;
+  if (t.remote) {
+    // What Icechunk's own Storage constructors take (credentials and the endpoint come from
+    // the caller's configuration, never from here).
+    h["bucket"] = t.remote->bucket;
+    h["prefix"] = t.remote->key;
+  }
   return h;
 }
 
 sdk::ObjectDiff IcechunkBackend::diff(sdk::Call&, const sdk::DiffRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   Repository repo = open_repo(t);
   std::string a = state_id(r.a), b = state_id(r.b);
   sdk::ObjectDiff d;
@@ -429,7 +506,7 @@ sdk::ObjectDiff IcechunkBackend::diff(sdk::Call&, const sdk::DiffRequest& r) {
 }
 
 std::vector<sdk::HistoryEntry> IcechunkBackend::history(sdk::Call& call, const sdk::HistoryRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   Repository repo = open_repo(t);
   std::string start = r.ref ? resolve_at(repo, t, *r.ref) : source_id(repo, t, sdk::Source::base());
   std::map<std::string, std::vector<std::string>> refs;
@@ -449,13 +526,13 @@ std::vector<sdk::HistoryEntry> IcechunkBackend::history(sdk::Call& call, const s
 }
 
 std::optional<bool> IcechunkBackend::ancestor_of(sdk::Call&, const sdk::AncestorRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   Repository repo = open_repo(t);
   return is_ancestor(repo, state_id(r.ancestor), source_id(repo, t, r.descendant));
 }
 
 sdk::State IcechunkBackend::promote(sdk::Call&, const sdk::PromoteRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   Repository repo = open_repo(t);
   std::string to = source_id(repo, t, r.source);
   std::string head = branch_tip(repo, t, t.branch);
@@ -468,7 +545,7 @@ sdk::State IcechunkBackend::promote(sdk::Call&, const sdk::PromoteRequest& r) {
     throw BackendError(t.branch + " of " + t.uri + " is at " + head + ", which is not an ancestor of " + to +
                        ": a promote only fast-forwards. " + kPromoteHint);
   try {
-    guarded([&] { reset_branch(t.uri, t.branch, to, head); });
+    guarded([&] { reset_branch(*t.storage, t.branch, to, head); });
   } catch (const RefError& e) {
     if (e.kind() == RefError::Kind::Conflict) ref_moved("promote", t.branch, expected, e.actual());
     throw BackendError(e.what());
@@ -477,22 +554,28 @@ sdk::State IcechunkBackend::promote(sdk::Call&, const sdk::PromoteRequest& r) {
 }
 
 sdk::State IcechunkBackend::create(sdk::Call&, const sdk::CreateRequest& r) {
-  Target t = parse(r.locator);
-  std::error_code ec;
-  if (fs::exists(t.uri, ec)) throw BackendError(t.uri + " already exists; `create` never adopts it");
+  Target t = target(r.locator);
+  if (present(t)) throw BackendError(t.uri + " already exists; `create` never adopts it");
   if (t.branch != "main") throw BackendError("a new Icechunk repository starts with branch main, not " + t.branch);
-  return state_of(guarded([&] { return create_repository(t.uri, kOwnerKey, r.owner); }));
+  if (t.remote && t.remote->key.empty())
+    throw BackendError("Icechunk does not create repositories at a bucket's root (" + t.uri +
+                       "); name one inside it, e.g. " + t.uri + "/" + "data.icechunk");
+  return state_of(guarded([&] { return create_repository(*t.storage, kOwnerKey, r.owner); }));
 }
 
 std::optional<std::string> IcechunkBackend::owner(sdk::Call&, const sdk::LocatorRequest& r) {
-  Target t = parse(r.locator);
-  return guarded([&] { return repository_metadata_string(t.uri, kOwnerKey); });
+  Target t = target(r.locator);
+  return guarded([&] { return repository_metadata_string(*t.storage, kOwnerKey); });
 }
 
 std::optional<bool> IcechunkBackend::is_ref_empty(sdk::Call&, const sdk::IsRefEmptyRequest& r) {
-  Target t = parse(r.locator);
-  std::error_code ec;
-  if (!fs::exists(t.uri + "/repo", ec) && !fs::exists(t.uri + "/refs", ec)) return std::nullopt;
+  Target t = target(r.locator);
+  if (t.remote) {
+    if (guarded([&] { return !t.storage->exists("repo") && !t.storage->exists("refs/branch.main/ref.json"); })) return std::nullopt;
+  } else {
+    std::error_code ec;
+    if (!fs::exists(t.uri + "/repo", ec) && !fs::exists(t.uri + "/refs", ec)) return std::nullopt;
+  }
   Repository repo = open_repo(t);
   std::set<std::string> ignoring(r.ignoring.begin(), r.ignoring.end());
   for (const auto& [name, id] : repo.tags())
@@ -506,13 +589,11 @@ std::optional<bool> IcechunkBackend::is_ref_empty(sdk::Call&, const sdk::IsRefEm
 }
 
 void IcechunkBackend::delete_store(sdk::Call& call, const sdk::LocatorRequest& r) {
-  Target t = parse(r.locator);
+  Target t = target(r.locator);
   if (!owner(call, r)) throw BackendError(t.uri + " is not a repository tether created; not removing it");
   if (is_ref_empty(call, sdk::IsRefEmptyRequest{r.locator, {}}) != true)
     throw BackendError(t.uri + " is not empty (refs or snapshots beyond the initial one); not removing it");
-  std::error_code ec;
-  fs::remove_all(t.uri, ec);
-  if (ec) throw BackendError("cannot remove " + t.uri + ": " + ec.message());
+  guarded([&] { t.storage->remove_all(); });
 }
 
 }  // namespace tether::icechunk

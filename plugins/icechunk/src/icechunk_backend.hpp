@@ -1,12 +1,17 @@
-// icechunk_backend: the `icechunk` backend (docs/backends.md#icechunk): a local
-// Icechunk repository as a Forkable object, read and written natively (no Icechunk library
-// exists for C or C++). State `snapshot_id`; a pin is the tag `tether.<pin_id>` (generation
+// icechunk_backend: the `icechunk` backend (docs/backends.md#icechunk): an Icechunk
+// repository, in a local directory or under an object-store prefix (s3://, gs://), as a
+// Forkable object, read and written natively (no Icechunk library exists for C or C++). State `snapshot_id`; a pin is the tag `tether.<pin_id>` (generation
 // `tether.<pin_id>.2`, `.3`, ... when an earlier one was deleted, since Icechunk never
 // reuses a tag name); a fork is a branch, moved compare-and-swap; promote fast-forwards (no
-// MERGE: Icechunk has no three-way merge of snapshots tether could drive). Object stores
-// (s3://, gs://, ...) are refused for now.
+// MERGE: Icechunk has no three-way merge of snapshots tether could drive). On an object store
+// the store options come from secrets_for() and the store's conditional writes make every ref
+// change a compare-and-swap; one Store (its connections, its cache of snapshots) is kept per
+// repository URI and options for the life of the plugin.
 #pragma once
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +20,8 @@
 #include "tether/sdk/backend.hpp"
 
 namespace tether::icechunk {
+
+struct Target;
 
 class IcechunkBackend : public sdk::Backend<IcechunkBackend> {
  public:
@@ -43,6 +50,13 @@ class IcechunkBackend : public sdk::Backend<IcechunkBackend> {
   std::optional<std::string> owner(sdk::Call&, const sdk::LocatorRequest&);
   std::optional<bool> is_ref_empty(sdk::Call&, const sdk::IsRefEmptyRequest&);
   void delete_store(sdk::Call&, const sdk::LocatorRequest&);
+
+ private:
+  // The locator parsed, with the storage it names.
+  Target target(const sdk::Locator& locator);
+
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Storage>> stores_;  // uri + options -> storage
 };
 
 }  // namespace tether::icechunk

@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
-#include <system_error>
+#include <set>
 
 #include "icechunk_generated.h"
 #include "ids.hpp"
-
-namespace fs = std::filesystem;
 
 namespace tether::icechunk {
 namespace {
@@ -26,24 +23,12 @@ const Table* verified_root(const MetadataFile& f, const std::string& what, uint3
   return flatbuffers::GetRoot<Table>(f.payload.data());
 }
 
-bool exists(const std::string& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);
-}
-
-// Names Rust's object_store leaves behind while writing (`<name>#<digits>`); Icechunk's
-// listing skips them.
-bool is_staging_name(const std::string& name) {
-  auto hash = name.rfind('#');
-  if (hash == std::string::npos || hash + 1 == name.size()) return false;
-  return std::all_of(name.begin() + static_cast<long>(hash) + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-std::string read_ref_json(const std::string& file) {
-  auto snapshot = ref_snapshot(read_file(file));
-  if (!snapshot) throw FormatError(file + " is not a ref ({\"snapshot\": \"<id>\"})");
+// A spec-1 ref file's snapshot id; `what` names it.
+std::string read_ref_json(const Bytes& bytes, const std::string& what) {
+  auto snapshot = ref_snapshot(bytes);
+  if (!snapshot) throw FormatError(what + " is not a ref ({\"snapshot\": \"<id>\"})");
   const std::string& id = *snapshot;
-  if (!decode_id(id, 12)) throw FormatError(file + " names '" + id + "', which is not a snapshot id");
+  if (!decode_id(id, 12)) throw FormatError(what + " names '" + id + "', which is not a snapshot id");
   return id;
 }
 
@@ -81,43 +66,51 @@ std::string iso_utc_us(uint64_t us) {
   return buf;
 }
 
-Repository Repository::open(const std::string& root) {
+Repository Repository::open(std::shared_ptr<Storage> storage) {
   Repository r;
-  r.root_ = root;
-  while (r.root_.size() > 1 && r.root_.back() == '/') r.root_.pop_back();
-  if (exists(r.path("repo"))) {
+  r.storage_ = std::move(storage);
+  Storage& st = *r.storage_;
+  if (auto repo = st.read("repo")) {
     r.format_ = 2;
-    r.load_repo_v2();
-  } else if (exists(r.path("refs/branch.main/ref.json"))) {
+    r.load_repo_v2(*repo);
+  } else if (st.exists("refs/branch.main/ref.json")) {
     r.format_ = 1;
     r.load_refs_v1();
   } else {
-    throw FormatError(r.root_ + " is not an Icechunk repository (no `repo` file and no refs/branch.main/ref.json)");
+    throw FormatError(st.root() + " is not an Icechunk repository (no `repo` file and no refs/branch.main/ref.json)");
   }
   return r;
 }
 
+// As Icechunk lists refs: every object under refs/; `<kind>.<name>/ref.json` is a ref, and a
+// tag with `ref.json.deleted` next to it is deleted. Staging names are never listed.
 void Repository::load_refs_v1() {
-  std::error_code ec;
-  for (fs::directory_iterator it(path("refs"), ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (is_staging_name(name) || !it->is_directory(ec)) continue;
-    std::string dir = it->path().string();
-    if (!exists(dir + "/ref.json")) continue;
+  Storage& st = *storage_;
+  std::set<std::string> keys;
+  for (auto& k : st.list("refs/")) keys.insert(std::move(k));
+  for (const auto& k : keys) {
+    constexpr std::string_view kRef = "/ref.json";
+    if (k.size() <= 5 + kRef.size() || k.compare(k.size() - kRef.size(), kRef.size(), kRef) != 0) continue;
+    std::string name = k.substr(5, k.size() - 5 - kRef.size());
+    if (name.find('/') != std::string::npos || is_staging_name(name)) continue;
+    auto read_ref = [&] {
+      auto bytes = st.read(k);
+      if (!bytes) throw FormatError(st.name(k) + " disappeared while tether read the refs; try again");
+      return read_ref_json(*bytes, st.name(k));
+    };
     if (name.rfind("branch.", 0) == 0) {
-      branches_[name.substr(7)] = read_ref_json(dir + "/ref.json");
+      branches_[name.substr(7)] = read_ref();
     } else if (name.rfind("tag.", 0) == 0) {
-      if (exists(dir + "/ref.json.deleted")) deleted_tags_.push_back(name.substr(4));
-      else tags_[name.substr(4)] = read_ref_json(dir + "/ref.json");
+      if (keys.count(k + ".deleted")) deleted_tags_.push_back(name.substr(4));
+      else tags_[name.substr(4)] = read_ref();
     }
   }
-  if (ec) throw FormatError("cannot list " + path("refs") + ": " + ec.message());
   std::sort(deleted_tags_.begin(), deleted_tags_.end());
 }
 
-void Repository::load_repo_v2() {
+void Repository::load_repo_v2(const Bytes& bytes) {
   std::string file = path("repo");
-  MetadataFile f = read_metadata_file(file, FileType::RepoInfo);
+  MetadataFile f = parse_metadata_file(bytes, FileType::RepoInfo, file);
   repo_writer_ = f.writer;
   const fb::Repo* repo = verified_root<fb::Repo>(f, file, 10, 5'000'000);
   const auto* snaps = repo->snapshots();
@@ -175,14 +168,15 @@ std::optional<std::string> Repository::tag(const std::string& name) const {
 
 bool Repository::has_snapshot(const std::string& id) const {
   if (format_ == 2 && !repo_index_.count(id)) return false;
-  return is_id12(id) && exists(path("snapshots/" + id));
+  return is_id12(id) && storage_->exists("snapshots/" + id);
 }
 
 Snapshot Repository::read_snapshot(const std::string& id) const {
   if (!is_id12(id)) throw FormatError("'" + id + "' is not a snapshot id");
   std::string file = path("snapshots/" + id);
-  if (!exists(file)) throw FormatError("snapshot " + id + " is not in " + root_ + " (no " + file + ")");
-  MetadataFile f = read_metadata_file(file, FileType::Snapshot);
+  auto bytes = storage_->read_immutable("snapshots/" + id);
+  if (!bytes) throw FormatError("snapshot " + id + " is not in " + root() + " (no " + file + ")");
+  MetadataFile f = parse_metadata_file(*bytes, FileType::Snapshot, file);
   const fb::Snapshot* s = verified_root<fb::Snapshot>(f, file, 64, 50'000'000);
   Snapshot out;
   out.spec_version = f.spec_version;
@@ -239,7 +233,7 @@ std::vector<SnapshotInfo> Repository::ancestry(const std::string& id, std::size_
   std::size_t guard = format_ == 2 ? repo_snapshots_.size() + 1 : 1'000'000;
   std::optional<std::string> at = id;
   while (at && (limit == 0 || out.size() < limit)) {
-    if (out.size() >= guard) throw FormatError(root_ + ": the history of " + id + " loops");
+    if (out.size() >= guard) throw FormatError(root() + ": the history of " + id + " loops");
     out.push_back(snapshot_info(*at));
     at = out.back().parent;
   }

@@ -1,4 +1,5 @@
-// repository: reading a local Icechunk repository in either on-disk format
+// repository: reading an Icechunk repository (a local directory or an object-store prefix,
+// through storage.hpp) in either on-disk format
 // (docs/backends.md#icechunk): spec 1 keeps one `refs/<branch|tag>.<name>/ref.json` per ref
 // and a parent id in every snapshot file; spec 2 keeps refs, the snapshot list with parents
 // and an operations log in the single binary `repo` file. Migrated repositories mix the
@@ -12,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "metadata_file.hpp"
+#include "storage.hpp"
 
 namespace tether::icechunk {
 
@@ -53,11 +57,15 @@ struct Update {
 
 class Repository {
  public:
-  // Opens the repository at `root`: FormatError when there is none (no `repo` file and no
-  // `refs/branch.main/ref.json`) or its `repo` file cannot be read.
-  static Repository open(const std::string& root);
+  // Opens the repository in `storage`: FormatError when there is none (no `repo` file and
+  // no `refs/branch.main/ref.json`) or its `repo` file cannot be read (StorageError when the
+  // store fails).
+  static Repository open(std::shared_ptr<Storage> storage);
+  // The local repository at `root`.
+  static Repository open(const std::string& root) { return open(local_storage(root)); }
 
-  const std::string& root() const { return root_; }
+  const std::string& root() const { return storage_->root(); }
+  Storage& storage() const { return *storage_; }
   int format() const { return format_; }  // 1 or 2
   const std::map<std::string, std::string>& branches() const { return branches_; }  // name -> snapshot id
   const std::map<std::string, std::string>& tags() const { return tags_; }
@@ -80,14 +88,14 @@ class Repository {
   // The snapshot and its ancestors to the root, newest first; at most `limit` (0: all).
   std::vector<SnapshotInfo> ancestry(const std::string& id, std::size_t limit = 0) const;
 
-  // `<root>/<rel>`.
-  std::string path(const std::string& rel) const { return root_ + "/" + rel; }
+  // `<root>/<rel>`: how messages name an object.
+  std::string path(const std::string& rel) const { return storage_->name(rel); }
 
  private:
   void load_refs_v1();
-  void load_repo_v2();
+  void load_repo_v2(const Bytes& bytes);
 
-  std::string root_;
+  std::shared_ptr<Storage> storage_;
   int format_ = 0;
   std::map<std::string, std::string> branches_, tags_;
   std::vector<std::string> deleted_tags_;

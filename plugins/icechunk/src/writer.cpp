@@ -1,16 +1,9 @@
 #include "writer.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <filesystem>
 #include <map>
 #include <random>
 #include <thread>
@@ -20,14 +13,10 @@
 #include "icechunk_generated.h"
 #include "ids.hpp"
 
-namespace fs = std::filesystem;
-
 namespace tether::icechunk {
 namespace {
 
 constexpr const char kImplName[] = "tethercpp-0.1.0";
-
-[[noreturn]] void sys_fail(const std::string& what) { throw FormatError(what + ": " + std::strerror(errno)); }
 
 uint64_t now_us() {
   return static_cast<uint64_t>(
@@ -39,112 +28,31 @@ std::mt19937_64& rng() {
   return r;
 }
 
-bool exists(const std::string& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);
-}
-
-// flock() on the repository directory, held for the whole read-check-write.
-class RepoLock {
- public:
-  explicit RepoLock(const std::string& root) {
-    fd_ = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd_ < 0) sys_fail("cannot open " + root);
-    while (::flock(fd_, LOCK_EX) != 0)
-      if (errno != EINTR) sys_fail("cannot lock " + root);
-  }
-  ~RepoLock() { ::close(fd_); }
-  RepoLock(const RepoLock&) = delete;
-  RepoLock& operator=(const RepoLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
-void fsync_dir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
-// `<target>#<digits>`: the staging name Icechunk's own local backend uses and its listing skips.
-std::string staging_name(const std::string& target) { return target + "#" + std::to_string(rng()() % 1'000'000'000); }
-
-std::string write_staging(const std::string& target, const std::vector<uint8_t>& bytes) {
-  std::string tmp = staging_name(target);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) sys_fail("cannot write " + tmp);
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      errno = e;
-      sys_fail("cannot write " + tmp);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    sys_fail("cannot write " + tmp);
-  }
-  return tmp;
-}
-
-// Replace `target` atomically (readers see the old or the new file, never a part).
-void write_replace(const std::string& target, const std::vector<uint8_t>& bytes) {
-  std::string tmp = write_staging(target, bytes);
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    sys_fail("cannot replace " + target);
-  }
-  fsync_dir(fs::path(target).parent_path().string());
-}
-
-// Create `target` only if it does not exist: false when it does.
-bool write_create(const std::string& target, const std::vector<uint8_t>& bytes) {
-  std::string tmp = write_staging(target, bytes);
-  int rc = ::link(tmp.c_str(), target.c_str());
-  int e = errno;
-  ::unlink(tmp.c_str());
-  if (rc != 0) {
-    if (e == EEXIST) return false;
-    errno = e;
-    sys_fail("cannot create " + target);
-  }
-  fsync_dir(fs::path(target).parent_path().string());
-  return true;
-}
-
 std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
-std::string snap_missing(const std::string& root, const std::string& id) {
-  return "snapshot " + id + " is not in " + root;
-}
+std::string snap_missing(const Storage& st, const std::string& id) { return "snapshot " + id + " is not in " + st.root(); }
 
 // ---- spec 1 -------------------------------------------------------------------------------------
 
-std::string v1_ref_dir(const std::string& root, const char* kind, const std::string& name) {
-  return root + "/refs/" + kind + "." + name;
-}
+// `refs/<kind>.<name>`, relative to the root.
+std::string v1_ref_dir(const char* kind, const std::string& name) { return std::string("refs/") + kind + "." + name; }
 
-std::optional<std::string> v1_read(const std::string& file) {
-  if (!exists(file)) return std::nullopt;
-  auto snapshot = ref_snapshot(read_file(file));
-  if (!snapshot) throw FormatError(file + " is not a ref ({\"snapshot\": \"<id>\"})");
+std::optional<std::string> v1_snapshot_of(const Storage& st, const std::string& rel, const Bytes& bytes) {
+  auto snapshot = ref_snapshot(bytes);
+  if (!snapshot) throw FormatError(st.name(rel) + " is not a ref ({\"snapshot\": \"<id>\"})");
   return *snapshot;
 }
 
-std::vector<uint8_t> v1_ref_bytes(const std::string& snapshot) {
-  return bytes_of("{\"snapshot\":\"" + snapshot + "\"}");
+std::optional<std::string> v1_read(Storage& st, const std::string& rel) {
+  auto bytes = st.read(rel);
+  if (!bytes) return std::nullopt;
+  return v1_snapshot_of(st, rel, *bytes);
 }
 
-void v1_need_snapshot(const std::string& root, const std::string& id) {
-  if (!is_id12(id) || !exists(root + "/snapshots/" + id)) throw RefError(RefError::Kind::NotFound, snap_missing(root, id));
+Bytes v1_ref_bytes(const std::string& snapshot) { return bytes_of("{\"snapshot\":\"" + snapshot + "\"}"); }
+
+void v1_need_snapshot(Storage& st, const std::string& id) {
+  if (!is_id12(id) || !st.exists("snapshots/" + id)) throw RefError(RefError::Kind::NotFound, snap_missing(st, id));
 }
 
 // ---- spec 2 -------------------------------------------------------------------------------------
@@ -259,56 +167,32 @@ std::vector<uint8_t> finish_repo(const fb::RepoT& t) {
   return encode_metadata_file(FileType::RepoInfo, 2, fbb.GetBufferPointer(), fbb.GetSize());
 }
 
-// The identity of a file version: inode, size and modification time (what Icechunk's own
-// local backend uses as its ETag).
-struct Version {
-  ino_t ino = 0;
-  off_t size = 0;
-  struct timespec mtime {};
-  bool operator==(const Version& o) const {
-    return ino == o.ino && size == o.size && mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec;
-  }
-};
-
-std::optional<Version> version_of(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return Version{st.st_ino, st.st_size, st.st_mtim};
-}
-
-// Reads `repo` and the version it had while being read (re-read if it changed meanwhile).
-std::pair<std::vector<uint8_t>, Version> read_versioned(const std::string& file) {
-  for (int i = 0; i < 100; ++i) {
-    auto before = version_of(file);
-    if (!before) sys_fail("cannot read " + file);
-    std::vector<uint8_t> bytes = read_file(file);
-    auto after = version_of(file);
-    if (after && *after == *before) return {std::move(bytes), *before};
-  }
-  throw FormatError(file + " keeps changing while tether reads it");
-}
-
-// Another writer (real Icechunk, which takes no lock on a local disk) replaced `repo` after
-// we read it: start over from the new version.
+// Another writer (real Icechunk, or another tether) replaced `repo` after we read it: start
+// over from the new version.
 struct RepoChanged {};
 
 template <class Change>
-void update_repo_once(const std::string& root, Change& change) {
-  std::string file = root + "/repo";
-  auto [current, version] = read_versioned(file);
-  MetadataFile f = parse_metadata_file(current, FileType::RepoInfo, file);
+void update_repo_once(Storage& st, Change& change) {
+  std::string file = st.name("repo");
+  auto current = st.read_versioned("repo");
+  if (!current) throw FormatError(file + " is gone; " + st.root() + " is no longer an Icechunk repository");
+  MetadataFile f = parse_metadata_file(current->bytes, FileType::RepoInfo, file);
   flatbuffers::Verifier v(f.payload.data(), f.payload.size(), 10, 5'000'000);
   if (!v.VerifyBuffer<fb::Repo>(nullptr)) throw FormatError(file + ": the flatbuffer does not verify");
   const fb::Repo* repo = flatbuffers::GetRoot<fb::Repo>(f.payload.data());
   refuse_unknown(repo, file);
   if (repo->status()->availability() != 0)
-    throw FormatError(root + " is not online (its status is " + std::to_string(repo->status()->availability()) +
+    throw FormatError(st.root() + " is not online (its status is " + std::to_string(repo->status()->availability()) +
                       "); Icechunk refuses every write to it, and so does tether");
   RepoModel m;
   repo->UnPackTo(&m.t);
   for (std::size_t i = 0; i < m.t.snapshots.size(); ++i) m.index[id_of(*m.t.snapshots[i]->id)] = i;
   auto names = [&](const std::vector<std::unique_ptr<fb::RefT>>& refs, std::map<std::string, std::string>& out) {
-    for (const auto& r : refs) out[r->name] = id_of(*m.t.snapshots.at(r->snapshot_index)->id);
+    for (const auto& r : refs) {
+      if (r->snapshot_index >= m.t.snapshots.size())
+        throw FormatError(file + ": ref " + r->name + " points past the snapshot list");
+      out[r->name] = id_of(*m.t.snapshots[r->snapshot_index]->id);
+    }
   };
   names(m.t.branches, m.branches);
   names(m.t.tags, m.tags);
@@ -350,47 +234,30 @@ void update_repo_once(const std::string& root, Change& change) {
         break;
       }
   }
-  std::vector<uint8_t> next = finish_repo(m.t);
-  std::string tmp = write_staging(file, next);
-
-  std::string dir = root + "/overwritten";
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) sys_fail("cannot create " + dir);
-  std::string kept = dir + "/" + backup;
-  // The backup is a hard link to the version read: if `repo` is another file by now, start over.
-  if (::link(file.c_str(), kept.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    sys_fail("cannot keep a copy of " + file + " in " + dir);
-  }
-  if (version_of(kept) != std::optional<Version>(version) || version_of(file) != std::optional<Version>(version) ||
-      read_file(file) != current) {
-    ::unlink(kept.c_str());
-    ::unlink(tmp.c_str());
-    throw RepoChanged{};
-  }
-  if (::rename(tmp.c_str(), file.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    sys_fail("cannot replace " + file);
-  }
-  fsync_dir(dir);
-  fsync_dir(root);
+  // The version read goes to overwritten/ first, then the new `repo` replaces it only if it
+  // is still that version.
+  if (!st.replace("repo", *current, finish_repo(m.t), "overwritten/" + backup)) throw RepoChanged{};
 }
 
 // Applies `change` (which returns the update to log) to the current `repo` and writes the
-// result: backup first, then the new file by rename, conditionally on `repo` still being
-// the version read. tether's own writers serialise on the lock; a change by anyone else
-// since the read makes the whole update start again from the new version, so neither
-// side's change is lost. (The check and the rename are two system calls: a foreign rename
-// landing exactly between them is the one window a local filesystem leaves open.)
+// result conditionally on `repo` still being the version read. tether's own writers on a
+// local disk serialise on the lock; on an object store the conditional write decides. A
+// change by anyone else since the read makes the whole update start again from the new
+// version, so neither side's change is lost.
 template <class Change>
-void update_repo(const std::string& root, Change&& change) {
-  RepoLock lock(root);
+void update_repo(Storage& st, Change&& change) {
+  auto lock = st.serialise();
   for (int attempt = 0;; ++attempt) {
     try {
-      update_repo_once(root, change);
+      update_repo_once(st, change);
       return;
     } catch (const RepoChanged&) {
-      if (attempt >= 50) throw FormatError(root + "/repo keeps changing under tether (another writer is busy); try again");
-      std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt));
+      if (attempt >= 50) throw FormatError(st.name("repo") + " keeps changing under tether (another writer is busy); try again");
+      // Locally a short pause; on an object store (where another writer's commit takes a
+      // round trip or more) an exponential one with jitter, at most about a second.
+      int ms = 1 + attempt;
+      if (!st.is_local()) ms = static_cast<int>(std::min<uint64_t>(1000, (uint64_t{5} << std::min(attempt, 8)) / 2 + rng()() % (uint64_t{5} << std::min(attempt, 8))));
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     }
   }
 }
@@ -402,21 +269,21 @@ fb::UpdateTypeUnion update_of(T&& value) {
   return u;
 }
 
-void need_snapshot(const RepoModel& m, const std::string& root, const std::string& id) {
-  if (!m.index.count(id)) throw RefError(RefError::Kind::NotFound, snap_missing(root, id));
+void need_snapshot(const RepoModel& m, const Storage& st, const std::string& id) {
+  if (!m.index.count(id)) throw RefError(RefError::Kind::NotFound, snap_missing(st, id));
 }
 
-bool is_v2(const std::string& root) { return exists(root + "/repo"); }
-
-void need_repository(const std::string& root) {
-  if (!is_v2(root) && !exists(root + "/refs/branch.main/ref.json"))
-    throw FormatError(root + " is not an Icechunk repository");
+// Spec 2 (a `repo` file) or spec 1; FormatError when neither.
+bool is_v2(Storage& st) {
+  if (st.exists("repo")) return true;
+  if (!st.exists("refs/branch.main/ref.json")) throw FormatError(st.root() + " is not an Icechunk repository");
+  return false;
 }
 
 // The branch must exist and, with `expected`, be at that snapshot.
-void check_branch_at(const std::string& root, const std::string& name, const std::optional<std::string>& now,
+void check_branch_at(const Storage& st, const std::string& name, const std::optional<std::string>& now,
                      const std::optional<std::string>& expected) {
-  if (!now) throw RefError(RefError::Kind::NotFound, "branch " + name + " does not exist in " + root);
+  if (!now) throw RefError(RefError::Kind::NotFound, "branch " + name + " does not exist in " + st.root());
   if (expected && *now != *expected)
     throw RefError(RefError::Kind::Conflict, "branch " + name + " is at " + *now + ", expected " + *expected, now);
 }
@@ -445,13 +312,12 @@ void check_ref_name(const std::string& name) {
     throw FormatError("'" + name + "' cannot name an Icechunk branch or tag (empty, or with '/')");
 }
 
-void create_branch(const std::string& root, const std::string& name, const std::string& snapshot) {
+void create_branch(Storage& st, const std::string& name, const std::string& snapshot) {
   check_ref_name(name);
-  need_repository(root);
-  if (is_v2(root)) {
-    update_repo(root, [&](RepoModel& m) {
-      if (m.branches.count(name)) throw RefError(RefError::Kind::Exists, "branch " + name + " already exists in " + root, m.branches[name]);
-      need_snapshot(m, root, snapshot);
+  if (is_v2(st)) {
+    update_repo(st, [&](RepoModel& m) {
+      if (m.branches.count(name)) throw RefError(RefError::Kind::Exists, "branch " + name + " already exists in " + st.root(), m.branches[name]);
+      need_snapshot(m, st, snapshot);
       m.branches[name] = snapshot;
       fb::BranchCreatedUpdateT u;
       u.name = name;
@@ -459,22 +325,20 @@ void create_branch(const std::string& root, const std::string& name, const std::
     });
     return;
   }
-  v1_need_snapshot(root, snapshot);
-  std::string dir = v1_ref_dir(root, "branch", name);
-  fs::create_directories(dir);
-  if (!write_create(dir + "/ref.json", v1_ref_bytes(snapshot)))
-    throw RefError(RefError::Kind::Exists, "branch " + name + " already exists in " + root, v1_read(dir + "/ref.json"));
+  v1_need_snapshot(st, snapshot);
+  std::string file = v1_ref_dir("branch", name) + "/ref.json";
+  if (!st.create(file, v1_ref_bytes(snapshot)))
+    throw RefError(RefError::Kind::Exists, "branch " + name + " already exists in " + st.root(), v1_read(st, file));
 }
 
-void reset_branch(const std::string& root, const std::string& name, const std::string& snapshot,
+void reset_branch(Storage& st, const std::string& name, const std::string& snapshot,
                   const std::optional<std::string>& expected) {
   check_ref_name(name);
-  need_repository(root);
-  if (is_v2(root)) {
-    update_repo(root, [&](RepoModel& m) {
+  if (is_v2(st)) {
+    update_repo(st, [&](RepoModel& m) {
       auto it = m.branches.find(name);
-      check_branch_at(root, name, it == m.branches.end() ? std::nullopt : std::optional<std::string>(it->second), expected);
-      need_snapshot(m, root, snapshot);
+      check_branch_at(st, name, it == m.branches.end() ? std::nullopt : std::optional<std::string>(it->second), expected);
+      need_snapshot(m, st, snapshot);
       fb::BranchResetUpdateT u;
       u.name = name;
       u.previous_snap_id = oid12(it->second);
@@ -483,21 +347,28 @@ void reset_branch(const std::string& root, const std::string& name, const std::s
     });
     return;
   }
-  v1_need_snapshot(root, snapshot);
-  RepoLock lock(root);
-  std::string file = v1_ref_dir(root, "branch", name) + "/ref.json";
-  check_branch_at(root, name, v1_read(file), expected);
-  write_replace(file, v1_ref_bytes(snapshot));
+  v1_need_snapshot(st, snapshot);
+  auto lock = st.serialise();
+  std::string file = v1_ref_dir("branch", name) + "/ref.json";
+  // Read the ref with its version, check it, replace it only if it is still that version
+  // (If-Match on an object store). A lost race reads again: the expectation decides.
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    auto current = st.read_versioned(file);
+    std::optional<std::string> now;
+    if (current) now = v1_snapshot_of(st, file, current->bytes);
+    check_branch_at(st, name, now, expected);
+    if (st.replace(file, *current, v1_ref_bytes(snapshot))) return;
+  }
+  throw FormatError(st.name(file) + " keeps changing under tether (another writer is busy); try again");
 }
 
-void delete_branch(const std::string& root, const std::string& name, const std::optional<std::string>& expected) {
+void delete_branch(Storage& st, const std::string& name, const std::optional<std::string>& expected) {
   check_ref_name(name);
-  if (name == "main") throw FormatError("branch main of " + root + " cannot be deleted");
-  need_repository(root);
-  if (is_v2(root)) {
-    update_repo(root, [&](RepoModel& m) {
+  if (name == "main") throw FormatError("branch main of " + st.root() + " cannot be deleted");
+  if (is_v2(st)) {
+    update_repo(st, [&](RepoModel& m) {
       auto it = m.branches.find(name);
-      check_branch_at(root, name, it == m.branches.end() ? std::nullopt : std::optional<std::string>(it->second), expected);
+      check_branch_at(st, name, it == m.branches.end() ? std::nullopt : std::optional<std::string>(it->second), expected);
       fb::BranchDeletedUpdateT u;
       u.name = name;
       u.previous_snap_id = oid12(it->second);
@@ -506,25 +377,24 @@ void delete_branch(const std::string& root, const std::string& name, const std::
     });
     return;
   }
-  RepoLock lock(root);
-  std::string dir = v1_ref_dir(root, "branch", name);
-  check_branch_at(root, name, v1_read(dir + "/ref.json"), expected);
-  if (::unlink((dir + "/ref.json").c_str()) != 0) sys_fail("cannot delete branch " + name + " of " + root);
-  ::rmdir(dir.c_str());  // Icechunk leaves the empty folder; removing it is tidier and harmless
-  fsync_dir(root + "/refs");
+  // Spec 1 has no conditional delete on object stores (S3 DELETE takes no If-Match): the
+  // check and the delete are two steps there, as in Icechunk itself.
+  auto lock = st.serialise();
+  std::string file = v1_ref_dir("branch", name) + "/ref.json";
+  check_branch_at(st, name, v1_read(st, file), expected);
+  st.remove(file);
 }
 
-void create_tag(const std::string& root, const std::string& name, const std::string& snapshot) {
+void create_tag(Storage& st, const std::string& name, const std::string& snapshot) {
   check_ref_name(name);
-  need_repository(root);
-  if (is_v2(root)) {
-    update_repo(root, [&](RepoModel& m) {
-      if (m.tags.count(name)) throw RefError(RefError::Kind::Exists, "tag " + name + " already exists in " + root, m.tags[name]);
+  if (is_v2(st)) {
+    update_repo(st, [&](RepoModel& m) {
+      if (m.tags.count(name)) throw RefError(RefError::Kind::Exists, "tag " + name + " already exists in " + st.root(), m.tags[name]);
       if (std::find(m.t.deleted_tags.begin(), m.t.deleted_tags.end(), name) != m.t.deleted_tags.end())
-        throw RefError(RefError::Kind::PreviouslyDeleted, "tag " + name + " was deleted in " + root + "; Icechunk never reuses a tag name");
+        throw RefError(RefError::Kind::PreviouslyDeleted, "tag " + name + " was deleted in " + st.root() + "; Icechunk never reuses a tag name");
       if (std::find(m.t.disabled_feature_flags.begin(), m.t.disabled_feature_flags.end(), 4) != m.t.disabled_feature_flags.end())
-        throw FormatError(root + " has tag creation switched off (feature flag create_tag)");
-      need_snapshot(m, root, snapshot);
+        throw FormatError(st.root() + " has tag creation switched off (feature flag create_tag)");
+      need_snapshot(m, st, snapshot);
       m.tags[name] = snapshot;
       fb::TagCreatedUpdateT u;
       u.name = name;
@@ -532,25 +402,23 @@ void create_tag(const std::string& root, const std::string& name, const std::str
     });
     return;
   }
-  v1_need_snapshot(root, snapshot);
-  std::string dir = v1_ref_dir(root, "tag", name);
-  fs::create_directories(dir);
-  if (!write_create(dir + "/ref.json", v1_ref_bytes(snapshot))) {
-    if (exists(dir + "/ref.json.deleted"))
-      throw RefError(RefError::Kind::PreviouslyDeleted, "tag " + name + " was deleted in " + root + "; Icechunk never reuses a tag name");
-    throw RefError(RefError::Kind::Exists, "tag " + name + " already exists in " + root, v1_read(dir + "/ref.json"));
+  v1_need_snapshot(st, snapshot);
+  std::string file = v1_ref_dir("tag", name) + "/ref.json";
+  if (!st.create(file, v1_ref_bytes(snapshot))) {
+    if (st.exists(file + ".deleted"))
+      throw RefError(RefError::Kind::PreviouslyDeleted, "tag " + name + " was deleted in " + st.root() + "; Icechunk never reuses a tag name");
+    throw RefError(RefError::Kind::Exists, "tag " + name + " already exists in " + st.root(), v1_read(st, file));
   }
 }
 
-void delete_tag(const std::string& root, const std::string& name) {
+void delete_tag(Storage& st, const std::string& name) {
   check_ref_name(name);
-  need_repository(root);
-  if (is_v2(root)) {
-    update_repo(root, [&](RepoModel& m) {
+  if (is_v2(st)) {
+    update_repo(st, [&](RepoModel& m) {
       auto it = m.tags.find(name);
-      if (it == m.tags.end()) throw RefError(RefError::Kind::NotFound, "tag " + name + " does not exist in " + root);
+      if (it == m.tags.end()) throw RefError(RefError::Kind::NotFound, "tag " + name + " does not exist in " + st.root());
       if (std::find(m.t.disabled_feature_flags.begin(), m.t.disabled_feature_flags.end(), 5) != m.t.disabled_feature_flags.end())
-        throw FormatError(root + " has tag deletion switched off (feature flag delete_tag)");
+        throw FormatError(st.root() + " has tag deletion switched off (feature flag delete_tag)");
       fb::TagDeletedUpdateT u;
       u.name = name;
       u.previous_snap_id = oid12(it->second);
@@ -560,17 +428,16 @@ void delete_tag(const std::string& root, const std::string& name) {
     });
     return;
   }
-  std::string dir = v1_ref_dir(root, "tag", name);
-  if (!exists(dir + "/ref.json") || exists(dir + "/ref.json.deleted"))
-    throw RefError(RefError::Kind::NotFound, "tag " + name + " does not exist in " + root);
-  write_create(dir + "/ref.json.deleted", {});
+  std::string file = v1_ref_dir("tag", name) + "/ref.json";
+  if (!st.exists(file) || st.exists(file + ".deleted"))
+    throw RefError(RefError::Kind::NotFound, "tag " + name + " does not exist in " + st.root());
+  st.create(file + ".deleted", {});
 }
 
-std::string create_repository(const std::string& root, const std::string& metadata_key, const std::string& metadata_value) {
-  std::error_code ec;
-  if (fs::exists(root, ec) && !fs::is_empty(root, ec))
-    throw FormatError(root + " already exists and is not empty; an Icechunk repository is only created in an empty place");
-  for (const char* sub : {"", "/snapshots", "/transactions", "/manifests", "/chunks"}) fs::create_directories(root + sub);
+std::string create_repository(Storage& st, const std::string& metadata_key, const std::string& metadata_value) {
+  if (!st.vacant())
+    throw FormatError(st.root() + " already exists and is not empty; an Icechunk repository is only created in an empty place");
+  st.prepare_new();
   uint64_t at = now_us();
   // __icechunk = {is_root: true}, as FlexBuffers: what Icechunk writes on its initial snapshot.
   flexbuffers::Builder fx;
@@ -594,9 +461,9 @@ std::string create_repository(const std::string& root, const std::string& metada
     auto files_v1 = fbb.CreateVectorOfStructs(std::vector<fb::ManifestFileInfo>{});
     auto files_v2 = fbb.CreateVector(std::vector<flatbuffers::Offset<fb::ManifestFileInfoV2>>{});
     fbb.Finish(fb::CreateSnapshot(fbb, initial.get(), nullptr, nodes, at, msg, meta, files_v1, files_v2), "Ichk");
-    if (!write_create(root + "/snapshots/" + kInitialSnapshotId,
-                      encode_metadata_file(FileType::Snapshot, 2, fbb.GetBufferPointer(), fbb.GetSize())))
-      throw FormatError(root + " already has an initial snapshot");
+    if (!st.create(std::string("snapshots/") + kInitialSnapshotId,
+                   encode_metadata_file(FileType::Snapshot, 2, fbb.GetBufferPointer(), fbb.GetSize())))
+      throw FormatError(st.root() + " already has an initial snapshot");
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
@@ -607,8 +474,8 @@ std::string create_repository(const std::string& root, const std::string& metada
     auto moved = fbb.CreateVector(std::vector<flatbuffers::Offset<fb::MoveOperation>>{});
     auto log = fb::CreateTransactionLog(fbb, initial.get(), ng, na, dg, da, ua, ug, chunks, moved);
     fbb.Finish(log, "Ichk");
-    write_create(root + "/transactions/" + kInitialSnapshotId,
-                 encode_metadata_file(FileType::TransactionLog, 2, fbb.GetBufferPointer(), fbb.GetSize()));
+    st.create(std::string("transactions/") + kInitialSnapshotId,
+              encode_metadata_file(FileType::TransactionLog, 2, fbb.GetBufferPointer(), fbb.GetSize()));
   }
   fb::RepoT repo;
   repo.spec_version = 2;
@@ -637,14 +504,15 @@ std::string create_repository(const std::string& root, const std::string& metada
   init->update_type = update_of(fb::RepoInitializedUpdateT{});
   init->updated_at = at;
   repo.latest_updates.push_back(std::move(init));
-  if (!write_create(root + "/repo", finish_repo(repo))) throw FormatError(root + " was created by someone else meanwhile");
+  if (!st.create("repo", finish_repo(repo))) throw FormatError(st.root() + " was created by someone else meanwhile");
   return kInitialSnapshotId;
 }
 
-std::optional<std::string> repository_metadata_string(const std::string& root, const std::string& key) {
-  std::string file = root + "/repo";
-  if (!exists(file)) return std::nullopt;
-  MetadataFile f = read_metadata_file(file, FileType::RepoInfo);
+std::optional<std::string> repository_metadata_string(Storage& st, const std::string& key) {
+  std::string file = st.name("repo");
+  auto bytes = st.read("repo");
+  if (!bytes) return std::nullopt;
+  MetadataFile f = parse_metadata_file(*bytes, FileType::RepoInfo, file);
   flatbuffers::Verifier v(f.payload.data(), f.payload.size(), 10, 5'000'000);
   if (!v.VerifyBuffer<fb::Repo>(nullptr)) throw FormatError(file + ": the flatbuffer does not verify");
   const fb::Repo* repo = flatbuffers::GetRoot<fb::Repo>(f.payload.data());
@@ -656,6 +524,29 @@ std::optional<std::string> repository_metadata_string(const std::string& root, c
     return value.AsString().str();
   }
   return std::nullopt;
+}
+
+// ---- local repositories by path ------------------------------------------------------------
+
+void create_branch(const std::string& root, const std::string& name, const std::string& snapshot) {
+  create_branch(*local_storage(root), name, snapshot);
+}
+void reset_branch(const std::string& root, const std::string& name, const std::string& snapshot,
+                  const std::optional<std::string>& expected) {
+  reset_branch(*local_storage(root), name, snapshot, expected);
+}
+void delete_branch(const std::string& root, const std::string& name, const std::optional<std::string>& expected) {
+  delete_branch(*local_storage(root), name, expected);
+}
+void create_tag(const std::string& root, const std::string& name, const std::string& snapshot) {
+  create_tag(*local_storage(root), name, snapshot);
+}
+void delete_tag(const std::string& root, const std::string& name) { delete_tag(*local_storage(root), name); }
+std::string create_repository(const std::string& root, const std::string& metadata_key, const std::string& metadata_value) {
+  return create_repository(*local_storage(root), metadata_key, metadata_value);
+}
+std::optional<std::string> repository_metadata_string(const std::string& root, const std::string& key) {
+  return repository_metadata_string(*local_storage(root), key);
 }
 
 }  // namespace tether::icechunk
