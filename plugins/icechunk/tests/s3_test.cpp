@@ -140,7 +140,9 @@ TEST_CASE("every fixture reads the same from a bucket as from its directory") {
   ProcessResult up = aws({"s3", "cp", "--quiet", "--recursive", dir->string(), "s3://" + b + "/in/some/prefix/"});
   REQUIRE_MESSAGE(up.ok(), up.err);
   json expected = json::parse(std::ifstream(*dir / "expected.json"));
-  for (const auto& [name, want] : expected.items()) {
+  for (auto it = expected.begin(); it != expected.end(); ++it) {
+    const std::string name = it.key();  // not a structured binding: clang 14 cannot capture one
+    const json& want = it.value();
     CAPTURE(name);
     Repository local = Repository::open((*dir / name).string());
     Repository remote = Repository::open(s3(b, "in/some/prefix/" + name));
