@@ -50,35 +50,6 @@ std::string base64_encode(const std::string& s) {
   return out;
 }
 
-std::string strip_quotes(std::string s) {
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return s.substr(1, s.size() - 2);
-  return s;
-}
-
-std::string header(const HttpAnswer& a, const std::string& name) {
-  auto it = a.headers.find(name);
-  return it == a.headers.end() ? std::string() : it->second;
-}
-
-std::optional<uint64_t> parse_size(const std::string& s) {
-  if (s.empty() || s.size() > 19) return std::nullopt;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return v;
-}
-
-std::string tame(const std::string& s, std::size_t max = 160) {
-  std::string out;
-  for (char c : s) {
-    if (out.size() >= max) return out + "...";
-    out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  }
-  return out;
-}
-
 }  // namespace
 
 ListPage parse_azure_list(const std::string& body, const std::string& where, bool versions) {

@@ -73,6 +73,39 @@ long millis(const std::string* v, long fallback) {
 
 }  // namespace
 
+std::string strip_quotes(std::string s) {
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return s.substr(1, s.size() - 2);
+  return s;
+}
+
+std::string header(const HttpAnswer& a, const std::string& name) {
+  auto it = a.headers.find(name);
+  return it == a.headers.end() ? std::string() : it->second;
+}
+
+std::optional<uint64_t> parse_size(const std::string& s) {
+  if (s.empty() || s.size() > 19) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return v;
+}
+
+// What a store said, for a message: printable ASCII only, bounded.
+std::string tame(const std::string& s, std::size_t max) {
+  std::string out;
+  for (char c : s) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  }
+  return out;
+}
+
 bool retryable_status(long status) { return status == 429 || status == 500 || status == 502 || status == 503 || status == 504; }
 
 HttpSettings http_settings(const Options& o) {

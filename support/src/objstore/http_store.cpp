@@ -6,11 +6,6 @@ namespace tether::support::objstore {
 
 namespace {
 
-std::string header(const HttpAnswer& a, const std::string& name) {
-  auto it = a.headers.find(name);
-  return it == a.headers.end() ? std::string() : it->second;
-}
-
 class HttpStore final : public Store {
  public:
   HttpStore(const Location& loc, const Options& options) : loc_(loc) {

@@ -77,6 +77,14 @@ class Http {
 
 bool retryable_status(long status);
 
+// What the stores' answers share: an ETag without its quotes, a header's value ("" when
+// absent), a decimal size (nullopt unless all digits, at most 19), and a store's text made
+// fit for a message (printable ASCII, at most `max` characters).
+std::string strip_quotes(std::string s);
+std::string header(const HttpAnswer& a, const std::string& name);
+std::optional<uint64_t> parse_size(const std::string& s);
+std::string tame(const std::string& s, std::size_t max = 160);
+
 // The XML answers of S3's ListObjectsV2 and ListObjectVersions, and of Azure's List Blobs,
 // parsed; StoreError{BadAnswer} naming `where` for anything unreadable.
 ListPage parse_s3_list(const std::string& body, const std::string& where);
