@@ -1,10 +1,12 @@
 #include "metadata_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string_view>
 
@@ -28,10 +30,28 @@ const char* type_name(FileType t) {
 }  // namespace
 
 std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw FormatError("cannot read " + path + ": " + std::strerror(errno));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw FormatError("cannot read " + path);
+  // POSIX reads, not an ifstream: libstdc++'s filebuf throws ios_base::failure from a read
+  // error (a directory where a file belongs), which no caller expects. Anything but a regular
+  // file is a format error naming the path.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw FormatError("cannot read " + path + ": " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) throw FormatError("cannot read " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw FormatError("cannot read " + path + ": not a regular file");
+  std::vector<uint8_t> bytes;
+  bytes.reserve(static_cast<std::size_t>(st.st_size));
+  uint8_t buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw FormatError("cannot read " + path + ": " + std::strerror(errno));
+    if (n == 0) break;
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
   return bytes;
 }
 

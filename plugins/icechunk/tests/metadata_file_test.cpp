@@ -3,6 +3,10 @@
 
 #include <zstd.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -76,4 +80,24 @@ TEST_CASE("a spec-1 ref file is read within the SDK's JSON limits") {
   // 200,000 levels deep (a repository someone else wrote): refused, not a stack overflow.
   CHECK_FALSE(ref_snapshot(bytes("{\"snapshot\": \"x\", \"pad\": " + std::string(200000, '[') + std::string(200000, ']') + "}")));
   CHECK_FALSE(ref_snapshot(bytes("{\"snapshot\": \"" + std::string(std::size_t{1} << 20, 'x') + "\"}")));  // over 1 MiB
+}
+
+TEST_CASE("a directory, a fifo or a missing path where a metadata file belongs is a format error") {
+  char tmpl[] = "/tmp/tether-icechunk-read-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  std::string dir = tmpl;
+  std::string fifo = dir + "/fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH_AS(read_file(dir), doctest::Contains("not a regular file"), FormatError);
+  CHECK_THROWS_WITH_AS(read_file(fifo), doctest::Contains("not a regular file"), FormatError);
+  CHECK_THROWS_AS(read_file(dir + "/missing"), FormatError);
+  std::string real = dir + "/real";
+  FILE* f = std::fopen(real.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  std::fputs("bytes", f);
+  std::fclose(f);
+  CHECK(read_file(real) == std::vector<uint8_t>{'b', 'y', 't', 'e', 's'});
+  ::unlink(fifo.c_str());
+  ::unlink(real.c_str());
+  ::rmdir(dir.c_str());
 }
