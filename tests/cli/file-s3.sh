@@ -87,7 +87,7 @@ eq "$(json 'j["handle"]["uri"]')" "s3://$vbucket/model.bin"
 ok tether verify --deep
 out_matches '^ +ok  model$'
 ok tether verify --all-history --deep
-s3api delete-object --bucket "$vbucket" --key model.bin --version-id "$v2" >/dev/null
+s3api delete-object --bucket "$vbucket" --key model.bin --version-id="$v2" >/dev/null
 fails 1 tether verify --deep
 out_matches "^ +missing  model  version $v2 of s3://$vbucket/model.bin no longer exists"
 
