@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tether/support/objstore.hpp"
+#include "tether/testing/s3.hpp"
 
 namespace os = tether::support::objstore;
 
@@ -18,16 +19,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: s3_fill BUCKET PREFIX COUNT\n");
     return 2;
   }
-  auto env = [](const char* n) {
-    const char* v = std::getenv(n);
-    return std::string(v ? v : "");
-  };
-  os::Options o;
-  o.values["endpoint"] = env("TETHER_TEST_S3_ENDPOINT");
-  o.values["access_key_id"] = env("TETHER_TEST_S3_ACCESS_KEY_ID");
-  o.values["secret_access_key"] = env("TETHER_TEST_S3_SECRET_ACCESS_KEY");
-  o.values["region"] = env("TETHER_TEST_S3_REGION");
-  o.values["allow_http"] = "true";
+  os::Options o = tether::testing::S3Cluster::from_env().options();
   try {
     auto store = os::open(*os::parse_location(std::string("s3://") + argv[1] + "/"), o);
     store->create_bucket();

@@ -8,6 +8,7 @@
 
 #include "support.hpp"
 #include "tether/support/process.hpp"
+#include "tether/testing/s3.hpp"
 #include "tether/testing/temp_dir.hpp"
 
 using namespace tether::ducklake::testing;
@@ -15,28 +16,28 @@ using tether::testing::TempDir;
 
 namespace {
 
-std::string s3_env(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) {
-    std::fprintf(stderr, "%s is not set (run through tests/s3/with-cluster): the S3 cases are skipped\n", name);
-    std::exit(77);
-  }
-  return v;
+// The cluster of tests/s3/with-cluster; without one the S3 cases are skipped (exit 77).
+const tether::testing::S3Cluster& cluster() {
+  static const tether::testing::S3Cluster c = [] {
+    auto c = tether::testing::S3Cluster::from_env();
+    if (!c.present()) {
+      std::fprintf(stderr, "no S3 cluster (run through tests/s3/with-cluster): the S3 cases are skipped\n");
+      std::exit(77);
+    }
+    return c;
+  }();
+  return c;
 }
 
-tether::support::ProcessResult aws(std::vector<std::string> args) {
-  std::vector<std::string> argv{"/usr/bin/aws", "--endpoint-url", s3_env("TETHER_TEST_S3_ENDPOINT")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return tether::support::run_process(argv);
-}
+tether::support::ProcessResult aws(const std::vector<std::string>& args) { return cluster().aws(args); }
 
 void configure(Plugin& be, const std::string& bucket, const std::string& secret) {
   tether::sdk::ConfigureRequest req;
   req.rules = Json{{"s3://" + bucket + "/",
-                    {{"endpoint", s3_env("TETHER_TEST_S3_ENDPOINT")},
-                     {"access_key_id", s3_env("TETHER_TEST_S3_ACCESS_KEY_ID")},
+                    {{"endpoint", cluster().endpoint},
+                     {"access_key_id", cluster().access_key_id},
                      {"secret_access_key", secret},
-                     {"region", s3_env("TETHER_TEST_S3_REGION")},
+                     {"region", cluster().region},
                      {"storage_options", {{"allow_http", true}}}}}};
   be->configure(req);
 }
@@ -44,13 +45,13 @@ void configure(Plugin& be, const std::string& bucket, const std::string& secret)
 }  // namespace
 
 TEST_CASE("verify --deep of a lake whose data files are in S3: listed once, sizes compared") {
-  std::string bucket = "lake-" + std::to_string(::getpid());
-  REQUIRE(aws({"s3api", "create-bucket", "--bucket", bucket}).ok());
+  std::string bucket;
+  REQUIRE_NOTHROW(bucket = cluster().new_bucket("lake"));
   fs::path files = fixtures() / "duckdb" / "delete_ignore_extra_columns";
   REQUIRE(aws({"s3", "cp", "--recursive", "--quiet", files.string(), "s3://" + bucket + "/lake/"}).ok());
 
   Plugin be;
-  configure(be, bucket, s3_env("TETHER_TEST_S3_SECRET_ACCESS_KEY"));
+  configure(be, bucket, cluster().secret_access_key);
   TempDir tmp("tether-ducklake-s3");
   fs::path db = load_sqlite(fixtures() / "sqlite" / "delete_ignore_extra_columns.sql", tmp.path() / "dec.sqlite");
   Json loc{{"metadata", "ducklake:sqlite:" + db.string()}, {"data_path", "s3://" + bucket + "/lake/"}};

@@ -6,34 +6,24 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
-#include <random>
 
 #include <doctest/doctest.h>
 
 #include "hashing.hpp"
 #include "support.hpp"
 #include "tether/support/process.hpp"
+#include "tether/testing/s3.hpp"
 
 namespace tether::file::test {
 namespace {
 
 using V = tether_backend_vtable;
 
-struct Cluster {
-  std::string endpoint, access_key_id, secret_access_key, region;
-};
-
-const Cluster& cluster() {
-  static const Cluster c = [] {
-    auto env = [](const char* name) {
-      const char* v = std::getenv(name);
-      return std::string(v ? v : "");
-    };
-    Cluster c{env("TETHER_TEST_S3_ENDPOINT"), env("TETHER_TEST_S3_ACCESS_KEY_ID"),
-              env("TETHER_TEST_S3_SECRET_ACCESS_KEY"), env("TETHER_TEST_S3_REGION")};
-    if (c.endpoint.empty() || c.access_key_id.empty() || ::access("/usr/bin/aws", X_OK) != 0) {
+const testing::S3Cluster& cluster() {
+  static const testing::S3Cluster c = [] {
+    auto c = testing::S3Cluster::from_env();
+    if (!c.present() || !c.has_aws_cli()) {
       MESSAGE("no object store (run through tests/s3/with-cluster, with /usr/bin/aws): skipped");
       std::exit(77);
     }
@@ -62,11 +52,8 @@ std::string strip_quotes(std::string etag) {
 
 // A fresh bucket for one test, named after it and unique to this run.
 std::string new_bucket(const std::string& name) {
-  static std::atomic<int> n{0};
-  std::random_device rd;
-  std::string bucket = "tf-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + "-" +
-                       std::to_string(rd() % 100000);
-  aws({"create-bucket", "--bucket", bucket});
+  std::string bucket;
+  REQUIRE_NOTHROW(bucket = cluster().new_bucket("tf-" + name));
   return bucket;
 }
 
@@ -79,7 +66,7 @@ Json put(const std::string& bucket, const std::string& key, const std::string& b
 
 // The store options the cluster needs, as a secrets rule or storage_options table.
 Json cluster_options(const std::string& secret = "") {
-  const Cluster& c = cluster();
+  const testing::S3Cluster& c = cluster();
   return Json{{"endpoint", c.endpoint},
               {"access_key_id", c.access_key_id},
               {"secret_access_key", secret.empty() ? c.secret_access_key : secret},
@@ -200,10 +187,7 @@ TEST_CASE("a single object: one HEAD gives size and etag; verify and open withou
 TEST_CASE("a prefix past one listing page: one listing, the AWS CLI's rows and digest, progress") {
   std::string bucket = new_bucket("prefix");
   // 1,105 objects under run/ (a listing page holds 1,000), one beside it, one nested deeper.
-  objstore::Options writer;
-  writer.values = {{"endpoint", cluster().endpoint},         {"access_key_id", cluster().access_key_id},
-                   {"secret_access_key", cluster().secret_access_key}, {"region", cluster().region},
-                   {"allow_http", "true"}};
+  objstore::Options writer = cluster().options();
   auto store = objstore::open(*objstore::parse_location("s3://" + bucket), writer, Fixture::options().environment.value());
   for (int i = 0; i < 1105; ++i) store->put("run/f" + std::to_string(10000 + i), "x" + std::to_string(i));
   store->put("run/deep/er.bin", std::string(3000, 'z'));
@@ -421,7 +405,7 @@ TEST_CASE("options: the environment route, storage_options layering, the region,
   std::string bucket = new_bucket("options");
   put(bucket, "k.txt", "hello");
   const std::string uri = "s3://" + bucket + "/k.txt";
-  const Cluster& c = cluster();
+  const testing::S3Cluster& c = cluster();
 
   SUBCASE("AWS_ENDPOINT_URL and AWS_* keys from the environment, no secrets") {
     FileBackendOptions o;

@@ -25,6 +25,7 @@
 #include "writer.hpp"
 #include "tether/support/objstore.hpp"
 #include "tether/support/process.hpp"
+#include "tether/testing/s3.hpp"
 #include "tether/testing/temp_dir.hpp"
 
 using namespace tether::icechunk;
@@ -41,29 +42,20 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-ProcessResult aws(std::vector<std::string> args) {
-  std::vector<std::string> argv{"/usr/bin/aws", "--endpoint-url", env("TETHER_TEST_S3_ENDPOINT")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv);
+const tether::testing::S3Cluster& cluster() {
+  static const tether::testing::S3Cluster c = tether::testing::S3Cluster::from_env();
+  return c;
 }
 
+ProcessResult aws(const std::vector<std::string>& args) { return cluster().aws(args); }
+
 std::string new_bucket(const std::string& stem) {
-  static std::atomic<int> n{0};
-  std::string b = "ick-" + stem + "-" + std::to_string(::getpid()) + "-" + std::to_string(n++);
-  ProcessResult r = aws({"s3api", "create-bucket", "--bucket", b});
-  REQUIRE_MESSAGE(r.ok(), r.err);
+  std::string b;
+  REQUIRE_NOTHROW(b = cluster().new_bucket("ick-" + stem));
   return b;
 }
 
-os::Options options() {
-  os::Options o;
-  o.values["endpoint"] = env("TETHER_TEST_S3_ENDPOINT");
-  o.values["access_key_id"] = env("TETHER_TEST_S3_ACCESS_KEY_ID");
-  o.values["secret_access_key"] = env("TETHER_TEST_S3_SECRET_ACCESS_KEY");
-  o.values["region"] = env("TETHER_TEST_S3_REGION");
-  o.values["allow_http"] = "true";
-  return o;
-}
+os::Options options() { return cluster().options(); }
 
 os::Environment no_env() {
   os::Environment e;
@@ -520,7 +512,7 @@ TEST_CASE("real Icechunk committing while tether pins on the same bucket: nothin
 }
 
 int main(int argc, char** argv) {
-  if (env("TETHER_TEST_S3_ENDPOINT").empty()) {
+  if (!cluster().present()) {
     std::fprintf(stderr, "icechunk s3 test: no S3 cluster (run it through tests/s3/with-cluster) -- skipped\n");
     return 77;
   }

@@ -17,40 +17,27 @@
 
 #include "tether/support/objstore.hpp"
 #include "tether/support/process.hpp"
+#include "tether/testing/s3.hpp"
 
 using namespace tether::support;
 using namespace tether::support::objstore;
 
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
+const tether::testing::S3Cluster& cluster() {
+  static const tether::testing::S3Cluster c = tether::testing::S3Cluster::from_env();
+  return c;
 }
 
-ProcessResult aws(std::vector<std::string> args) {
-  std::vector<std::string> argv{"/usr/bin/aws", "--endpoint-url", env("TETHER_TEST_S3_ENDPOINT")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv);
-}
+ProcessResult aws(const std::vector<std::string>& args) { return cluster().aws(args); }
 
 std::string new_bucket(const std::string& stem) {
-  static std::atomic<int> n{0};
-  std::string b = stem + "-" + std::to_string(::getpid()) + "-" + std::to_string(n++);
-  ProcessResult r = aws({"s3api", "create-bucket", "--bucket", b});
-  REQUIRE_MESSAGE(r.ok(), r.err);
+  std::string b;
+  REQUIRE_NOTHROW(b = cluster().new_bucket(stem));
   return b;
 }
 
-Options options() {
-  Options o;
-  o.values["endpoint"] = env("TETHER_TEST_S3_ENDPOINT");
-  o.values["access_key_id"] = env("TETHER_TEST_S3_ACCESS_KEY_ID");
-  o.values["secret_access_key"] = env("TETHER_TEST_S3_SECRET_ACCESS_KEY");
-  o.values["region"] = env("TETHER_TEST_S3_REGION");
-  o.values["allow_http"] = "true";
-  return o;
-}
+Options options() { return cluster().options(); }
 
 Environment no_env() {
   Environment e;
@@ -155,7 +142,7 @@ TEST_CASE("conditional puts: create-only and replace-if-unchanged are arbitrated
 
 TEST_CASE("a conditional put whose answer was lost: the retry finds its own bytes, not a conflict") {
   std::string b = new_bucket("lossy");
-  std::string endpoint = env("TETHER_TEST_S3_ENDPOINT");
+  std::string endpoint = cluster().endpoint;
   std::string port = endpoint.substr(endpoint.rfind(':') + 1);
   std::string cmd = "exec " + std::string(TETHER_SOURCE_ROOT) + "/tests/s3/lossy-proxy " + port;
   FILE* proxy = popen(cmd.c_str(), "r");
@@ -273,7 +260,7 @@ TEST_CASE("failures: wrong keys, a missing bucket, no server; no secret in any m
   CHECK(m.find("s3://" + b + "/k") != std::string::npos);
   CHECK(m.find("credentials from the store options") != std::string::npos);
   CHECK(m.find("not-the-secret") == std::string::npos);
-  CHECK(m.find(env("TETHER_TEST_S3_SECRET_ACCESS_KEY")) == std::string::npos);
+  CHECK(m.find(cluster().secret_access_key) == std::string::npos);
   CHECK(kind_of([&] { store(b, wrong)->list_all(""); }) == ErrorKind::Auth);
   CHECK(kind_of([&] { store(b, wrong)->put("k", "x"); }) == ErrorKind::Auth);
   CHECK(good->get("k") == "v");
@@ -293,10 +280,10 @@ TEST_CASE("failures: wrong keys, a missing bucket, no server; no secret in any m
 TEST_CASE("ambient credentials: the environment's keys and endpoint, and never to Google's endpoint") {
   std::string b = new_bucket("env");
   store(b)->put("k", "v");
-  std::map<std::string, std::string> vars{{"AWS_ACCESS_KEY_ID", env("TETHER_TEST_S3_ACCESS_KEY_ID")},
-                                          {"AWS_SECRET_ACCESS_KEY", env("TETHER_TEST_S3_SECRET_ACCESS_KEY")},
-                                          {"AWS_ENDPOINT_URL", env("TETHER_TEST_S3_ENDPOINT")},
-                                          {"AWS_REGION", env("TETHER_TEST_S3_REGION")},
+  std::map<std::string, std::string> vars{{"AWS_ACCESS_KEY_ID", cluster().access_key_id},
+                                          {"AWS_SECRET_ACCESS_KEY", cluster().secret_access_key},
+                                          {"AWS_ENDPOINT_URL", cluster().endpoint},
+                                          {"AWS_REGION", cluster().region},
                                           {"AWS_ALLOW_HTTP", "true"}};
   Environment e;
   e.getenv = [&](const std::string& n) -> std::optional<std::string> {
@@ -309,7 +296,7 @@ TEST_CASE("ambient credentials: the environment's keys and endpoint, and never t
   // gs:// with the same environment: the AWS keys are not sent (the request goes unsigned and
   // is refused), even to an endpoint the options name.
   Options gs;
-  gs.values["endpoint"] = env("TETHER_TEST_S3_ENDPOINT");
+  gs.values["endpoint"] = cluster().endpoint;
   gs.values["allow_http"] = "true";
   std::string m;
   CHECK(kind_of([&] { open(*parse_location("gs://" + b + "/"), gs, e)->get("k"); }, &m) == ErrorKind::Auth);
@@ -346,7 +333,7 @@ TEST_CASE("plain HTTP objects: read-only, HEAD and ranged GET, nothing signed") 
   }
   REQUIRE(aws({"s3api", "put-object", "--bucket", b, "--key", "pub/a.txt", "--body", path, "--acl", "public-read"}).ok());
   std::remove(path.c_str());
-  std::string base = env("TETHER_TEST_S3_ENDPOINT") + "/" + b + "/";
+  std::string base = cluster().endpoint + "/" + b + "/";
   Options http;
   http.values["allow_http"] = "true";
   auto loc = parse_location(base + "pub/a.txt");
@@ -367,7 +354,7 @@ TEST_CASE("plain HTTP objects: read-only, HEAD and ranged GET, nothing signed") 
 }
 
 int main(int argc, char** argv) {
-  if (env("TETHER_TEST_S3_ENDPOINT").empty()) {
+  if (!cluster().present()) {
     std::fprintf(stderr, "objstore_s3_test: no S3 cluster (run it through tests/s3/with-cluster) -- skipped\n");
     return 77;
   }
