@@ -178,9 +178,7 @@ class AzureStore final : public Store {
         if (meta) *meta = *m;
         return std::string();
       }
-      std::string spec = "bytes=" + std::to_string(range->offset) + "-";
-      if (range->length) spec += std::to_string(range->offset + *range->length - 1);
-      h.emplace_back("x-ms-range", spec);
+      h.emplace_back("x-ms-range", range_header(*range));
     }
     HttpAnswer a = send("GET", key, q, h, {}, false);
     if (a.status == 404) {
@@ -191,10 +189,7 @@ class AzureStore final : public Store {
     if (a.status < 200 || a.status > 299) throw failure(a, "GET", key);
     if (meta) {
       *meta = meta_of(a, key);
-      std::string cr = header(a, "content-range");
-      auto slash = cr.rfind('/');
-      if (slash != std::string::npos)
-        if (auto total = parse_size(cr.substr(slash + 1))) meta->size = *total;
+      meta->size = total_size(a, meta->size);
     }
     return std::move(a.body);
   }
@@ -205,18 +200,9 @@ class AzureStore final : public Store {
     if (c.kind == PutCondition::Kind::IfMatch) h.emplace_back("if-match", "\"" + strip_quotes(c.etag) + "\"");
     int attempts = 1;
     HttpAnswer a = send("PUT", key, {}, h, body, false, false, &attempts);
-    bool lost = a.status == 412 || (a.status == 409 && c.kind != PutCondition::Kind::Always);
-    if (lost && attempts > 1) {
-      // An earlier attempt may have been written before its answer was lost: then the
-      // condition fails against our own bytes. What is there now tells.
-      ObjectMeta now;
-      if (auto there = get(key, std::nullopt, std::nullopt, &now); there && *there == body)
-        return PutResult{now.etag, now.version_id};
-    }
-    if (lost)
-      throw StoreError(ErrorKind::PreconditionFailed,
-                       where(key) + (c.kind == PutCondition::Kind::IfAbsent ? ": already exists" : ": changed since it was read"),
-                       a.status);
+    if (a.status == 412 || (a.status == 409 && c.kind != PutCondition::Kind::Always))
+      return settle_refused_put(attempts, a.status, c, body, where(key),
+                                [&](ObjectMeta& now) { return get(key, std::nullopt, std::nullopt, &now); });
     if (a.status < 200 || a.status > 299) throw failure(a, "PUT", key);
     std::string v = header(a, "x-ms-version-id");
     return PutResult{strip_quotes(header(a, "etag")), v.empty() ? std::nullopt : std::optional<std::string>(v)};

@@ -106,6 +106,30 @@ std::string tame(const std::string& s, std::size_t max) {
   return out;
 }
 
+std::string range_header(const Range& range) {
+  std::string spec = "bytes=" + std::to_string(range.offset) + "-";
+  if (range.length) spec += std::to_string(range.offset + *range.length - 1);
+  return spec;
+}
+
+uint64_t total_size(const HttpAnswer& a, uint64_t size) {
+  std::string cr = header(a, "content-range");
+  auto slash = cr.rfind('/');
+  if (slash == std::string::npos) return size;
+  return parse_size(cr.substr(slash + 1)).value_or(size);
+}
+
+PutResult settle_refused_put(int attempts, long status, const PutCondition& condition, std::string_view body,
+                             const std::string& where, const std::function<std::optional<std::string>(ObjectMeta&)>& read_back) {
+  if (attempts > 1) {
+    ObjectMeta now;
+    if (auto there = read_back(now); there && *there == body) return PutResult{now.etag, now.version_id};
+  }
+  throw StoreError(ErrorKind::PreconditionFailed,
+                   where + (condition.kind == PutCondition::Kind::IfAbsent ? ": already exists" : ": changed since it was read"),
+                   status);
+}
+
 bool retryable_status(long status) { return status == 429 || status == 500 || status == 502 || status == 503 || status == 504; }
 
 HttpSettings http_settings(const Options& o) {

@@ -31,12 +31,8 @@ class HttpStore final : public Store {
     refuse_version(version);
     std::vector<std::pair<std::string, std::string>> h;
     if (range) {
-      std::string spec = "bytes=" + std::to_string(range->offset) + "-";
-      if (range->length) {
-        if (*range->length == 0) return head(key, version) ? std::optional<std::string>("") : std::nullopt;
-        spec += std::to_string(range->offset + *range->length - 1);
-      }
-      h.emplace_back("range", spec);
+      if (range->length && *range->length == 0) return head(key, version) ? std::optional<std::string>("") : std::nullopt;
+      h.emplace_back("range", range_header(*range));
     }
     HttpAnswer a = send("GET", key, h);
     if (a.status == 404 || a.status == 410) return std::nullopt;

@@ -85,6 +85,21 @@ std::string header(const HttpAnswer& a, const std::string& name);
 std::optional<uint64_t> parse_size(const std::string& s);
 std::string tame(const std::string& s, std::size_t max = 160);
 
+// The value of a Range header for `range` ("bytes=<first>-[<last>]"); the caller answers a
+// zero-length range itself.
+std::string range_header(const Range& range);
+
+// The object's whole size from a ranged answer's Content-Range ("bytes a-b/<total>"), when it
+// has one; otherwise `size` unchanged.
+uint64_t total_size(const HttpAnswer& a, uint64_t size);
+
+// A conditional PUT that the store refused with `status` (412, or 409 for a conditional
+// write): when more than one attempt was made, an earlier one may have been written and its
+// answer lost, so the key is read back (`read_back`); our own bytes there are success.
+// Otherwise StoreError{PreconditionFailed} naming `where`.
+PutResult settle_refused_put(int attempts, long status, const PutCondition& condition, std::string_view body,
+                             const std::string& where, const std::function<std::optional<std::string>(ObjectMeta&)>& read_back);
+
 // The XML answers of S3's ListObjectsV2 and ListObjectVersions, and of Azure's List Blobs,
 // parsed; StoreError{BadAnswer} naming `where` for anything unreadable.
 ListPage parse_s3_list(const std::string& body, const std::string& where);
