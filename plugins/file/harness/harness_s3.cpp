@@ -14,20 +14,29 @@
 #include "tether/harness.h"
 #include "tether/harness_support.hpp"
 #include "tether/support/objstore.hpp"
-#include "tether/testing/s3.hpp"
 
 namespace {
 
 namespace os = tether::support::objstore;
 using tether::harness::fail;
 
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
 // One bucket per harness process (each case gets its own prefix in it).
 os::Store& bucket() {
   static std::unique_ptr<os::Store> store = [] {
-    auto cluster = tether::testing::S3Cluster::from_env();
-    if (!cluster.present())
+    if (env("TETHER_TEST_S3_ENDPOINT").empty())
       throw std::runtime_error("TETHER_TEST_S3_ENDPOINT is not set: run through tests/s3/with-cluster");
-    auto s = os::open(*os::parse_location("s3://conformance-" + std::to_string(::getpid()) + "/"), cluster.options());
+    os::Options o;
+    o.values["endpoint"] = env("TETHER_TEST_S3_ENDPOINT");
+    o.values["access_key_id"] = env("TETHER_TEST_S3_ACCESS_KEY_ID");
+    o.values["secret_access_key"] = env("TETHER_TEST_S3_SECRET_ACCESS_KEY");
+    o.values["region"] = env("TETHER_TEST_S3_REGION");
+    o.values["allow_http"] = "true";
+    auto s = os::open(*os::parse_location("s3://conformance-" + std::to_string(::getpid()) + "/"), o);
     s->create_bucket();
     return s;
   }();
