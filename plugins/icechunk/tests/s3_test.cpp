@@ -466,6 +466,45 @@ TEST_CASE("real Icechunk: creates and commits in the bucket, tether pins and for
   }
 }
 
+TEST_CASE("real Icechunk: a diff through more transaction logs than one fetch window, one gone, one garbage") {
+  if (!have_icechunk()) return;
+  std::string b = new_bucket("window");
+  std::string u = uri(b, "long.icechunk");
+  icechunk({"create", u, "2"});
+  // 140 commits, commit i writing chunk i of /data: the diff from the first reads the 139
+  // logs after it, fetched concurrently in two windows (128 and 11).
+  auto snaps = icechunk({"write-many", u, "main", "0", "140"})["snapshots"].get<std::vector<std::string>>();
+  REQUIRE(snaps.size() == 140);
+  const std::string from = snaps.front(), to = snaps.back();
+  SnapshotDiff d = diff_snapshots(Repository::open(s3(b, "long.icechunk")), from, to);
+  json theirs = icechunk({"diff", u, from, to});
+  CHECK(d.new_groups == theirs["newGroups"].get<std::set<std::string>>());
+  CHECK(d.new_arrays == theirs["newArrays"].get<std::set<std::string>>());
+  std::set<std::vector<uint32_t>> want;
+  for (uint32_t i = 1; i < 140; ++i) want.insert({i});
+  CHECK(d.updated_chunks["/data"] == want);
+  CHECK(d.missing_logs.empty());
+  // A log gone in the middle of the first window: the rest still counts, and it is named.
+  REQUIRE(aws({"s3", "rm", "--quiet", "s3://" + b + "/long.icechunk/transactions/" + snaps[70]}).ok());
+  d = diff_snapshots(Repository::open(s3(b, "long.icechunk")), from, to);
+  want.erase({70});
+  CHECK(d.updated_chunks["/data"] == want);
+  CHECK(d.missing_logs == std::vector<std::string>{snaps[70]});
+  // Garbage (a manifest's header) as a log in the second window: one line naming it.
+  std::string header("ICE\xF0\x9F\xA7\x8A" "CHUNK", 12);
+  header += std::string("ic-2.2.2") + std::string(16, ' ') + std::string("\x02\x02\x01", 3);
+  put_object(b, "long.icechunk/transactions/" + snaps[5], header + "x");
+  try {
+    diff_snapshots(Repository::open(s3(b, "long.icechunk")), from, to);
+    FAIL("a garbage transaction log diffed");
+  } catch (const BadSnapshotChain&) {
+    FAIL("not a chain problem");
+  } catch (const FormatError& e) {
+    CHECK(std::string(e.what()).find(u + "/transactions/" + snaps[5]) != std::string::npos);
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+  }
+}
+
 TEST_CASE("real Icechunk committing while tether pins on the same bucket: nothing lost, in either format") {
   if (!have_icechunk()) return;
   std::string b = new_bucket("busy");
