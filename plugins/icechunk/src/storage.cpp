@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <system_error>
 #include <thread>
 
 #include "tether/support/objstore.hpp"
@@ -458,7 +459,11 @@ class ObjectStorage final : public Storage {
     };
     std::vector<std::thread> threads;
     const std::size_t helpers = static_cast<std::size_t>(std::min<uint64_t>(kReadConcurrency, parts - 1));
-    for (std::size_t w = 1; w < helpers; ++w) threads.emplace_back(work, w);
+    try {
+      for (std::size_t w = 1; w < helpers; ++w) threads.emplace_back(work, w);
+    } catch (const std::system_error&) {
+      // No thread to be had: the threads started and this one do the work.
+    }
     work(0);
     for (auto& t : threads) t.join();
     for (auto& f : failures)
