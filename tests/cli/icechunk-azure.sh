@@ -75,6 +75,8 @@ endpoint = "$TETHER_TEST_AZURE_ENDPOINT"
 allow_http = true
 account_key = "$TETHER_TEST_AZURE_KEY"
 TOML
+fails 1 tether add odd "abfss://$container@$TETHER_TEST_AZURE_ACCOUNT.host\"x/lab/arrays.icechunk" --kind icechunk
+err_has "is not a storage host name"
 ok tether add same "$abfs" --kind icechunk
 grep -qx "uri = \"$abfs\"" .tether/objects/same.toml || fail "locator: $(cat .tether/objects/same.toml)"
 ok tether open same --read-only --json

@@ -82,6 +82,8 @@ Target parse(const sdk::Locator& loc) {
       std::string netloc = uri.substr(scheme + 3, uri.find('/', scheme + 3) - (scheme + 3));
       std::string host = netloc.substr(netloc.find('@') + 1);
       std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (!std::all_of(host.begin(), host.end(), [](unsigned char c) { return std::isalnum(c) || c == '.' || c == '-' || c == ':'; }))
+        throw BackendError("icechunk uri " + uri + ": '" + host + "' is not a storage host name");
       root += "@" + host;
     }
     t.uri = root + (loc->key.empty() ? std::string() : "/" + loc->key);
@@ -262,10 +264,11 @@ sdk::Description IcechunkBackend::describe(sdk::Call&) {
   d.safe_option_keys = {{"storage_options", {"allow_http", "conditional_put", "region", "virtual_hosted_style_request"}}};
   // s3 runs the whole lifecycle against Ceph's gateway in the tests (icechunk-s3,
   // cli-icechunk-s3, conformance-icechunk-s3); gs:// is the same code through GCS's S3 API,
-  // untested. Azure Blob (az://, azure://, abfs(s)://) runs the ref lifecycle against
+  // untested. Azure Blob (az://, azure://, abfs(s)://) runs the lifecycle against
   // Microsoft's emulator, Azurite, only (icechunk-azure: create, pin, fork, conditional
-  // moves, racing writers, tag deletion, missing containers and wrong keys), never against
-  // Azure itself: experimental.
+  // moves, racing writers, tag deletion, missing containers and wrong keys, real Icechunk on
+  // the same container; cli-icechunk-azure: add, commit, fork, promote, gc, --create, the
+  // abfss spelling), never against Azure itself: experimental.
   d.uri_schemes = {{"s3", "stable"},          {"s3a", "stable"},          {"gs", "experimental"},
                    {"gcs", "experimental"},   {"az", "experimental"},     {"azure", "experimental"},
                    {"abfs", "experimental"},  {"abfss", "experimental"}};
