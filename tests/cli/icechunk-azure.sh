@@ -82,6 +82,17 @@ grep -qx "uri = \"$abfs\"" .tether/objects/same.toml || fail "locator: $(cat .te
 ok tether open same --read-only --json
 eq "$(json 'j["handle"]["snapshot_id"] + " " + j["handle"]["account"] + " " + j["handle"]["bucket"]')" "$(refs "r['branches']['main']") $TETHER_TEST_AZURE_ACCOUNT $container"
 ok tether commit -m "the abfss spelling"
+# without its rule: the way out names the rule as it must be written, account and all
+cp .tether/secrets.toml "$TMP/secrets.toml"
+python3 - .tether/secrets.toml <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+open(p, "w").write(s[: s.index('[uris."abfss://')])
+PY
+fails 1 tether status --snapshot
+err_has "[uris.\"abfss://$container@$TETHER_TEST_AZURE_ACCOUNT.dfs.core.windows.net/\"]"
+cp "$TMP/secrets.toml" .tether/secrets.toml
 ok tether remove same
 ok tether commit -m "one spelling is enough"
 
