@@ -210,6 +210,43 @@ registry_history() {
   ok tether commit -m "plate moved"
 }
 
+# Azure Blob scenarios run through tests/azure/with-azurite (Azurite, exporting
+# TETHER_TEST_AZURE_*): need_azure exits 77 (meson: skipped) without it; az_container STEM
+# makes a container of this scenario's own (a SharedKey-signed PUT with curl and openssl,
+# independent of tether's client) and prints its name; az_secrets CONTAINER gives the
+# dataset the endpoint, account and key for it in .tether/secrets.toml.
+need_azure() {
+  if [ -z "${TETHER_TEST_AZURE_ENDPOINT:-}" ]; then
+    echo "SKIP [$SCENARIO]: no Azure Blob emulator (run it through tests/azure/with-azurite)" >&2
+    exit 77
+  fi
+}
+az_container() {
+  local c date path sig hexkey
+  c=$(printf '%s' "tether-$1-$$-$RANDOM" | tr 'A-Z_' 'a-z-' | cut -c1-63)
+  date=$(LC_ALL=C TZ=GMT date '+%a, %d %b %Y %H:%M:%S GMT')
+  path="/${TETHER_TEST_AZURE_ENDPOINT#*://*/}/$c"
+  hexkey=$(printf '%s' "$TETHER_TEST_AZURE_KEY" | base64 -d | od -An -v -tx1 | tr -d ' \n')
+  sig=$(printf 'PUT\n\n\n\n\n\n\n\n\n\n\n\nx-ms-date:%s\nx-ms-version:2021-12-02\n/%s%s\nrestype:container' \
+    "$date" "$TETHER_TEST_AZURE_ACCOUNT" "$path" |
+    openssl dgst -sha256 -mac HMAC -macopt "hexkey:$hexkey" -binary | base64 -w0)
+  curl -fsS -X PUT -H "x-ms-date: $date" -H "x-ms-version: 2021-12-02" -H "Content-Length: 0" \
+    -H "Authorization: SharedKey $TETHER_TEST_AZURE_ACCOUNT:$sig" \
+    "$TETHER_TEST_AZURE_ENDPOINT/$c?restype=container" >/dev/null || fail "cannot create container $c"
+  echo "$c"
+}
+az_secrets() {
+  mkdir -p .tether
+  cat >>.tether/secrets.toml <<TOML
+[uris."az://$1/"]
+endpoint = "$TETHER_TEST_AZURE_ENDPOINT"
+allow_http = true
+account_name = "$TETHER_TEST_AZURE_ACCOUNT"
+account_key = "$TETHER_TEST_AZURE_KEY"
+TOML
+  chmod 600 .tether/secrets.toml
+}
+
 # The throwaway Ceph object gateway (tests/s3/with-cluster, which runs the S3 scenarios and
 # exports TETHER_TEST_S3_*): need_s3 exits 77 (meson: skipped) without it; s3_bucket STEM
 # makes a bucket of this scenario's own with Debian's AWS CLI and prints its name;

@@ -4,7 +4,8 @@
 //
 // DIR is a local directory or s3://BUCKET/PREFIX: a repository in the object store of
 // TETHER_TEST_S3_ENDPOINT (tests/s3/with-cluster), with its static keys and region, path-style
-// over plain HTTP.
+// over plain HTTP. Or az://CONTAINER/PREFIX: one in the Azure Blob emulator of
+// TETHER_TEST_AZURE_ENDPOINT (tests/azure/with-azurite), with its account and key.
 //
 //   create DIR [SPEC]             a new repository (spec 1 or 2, default 2) -> {"snapshot"}
 //   write DIR BRANCH N [MESSAGE]  commit on BRANCH: the array /data (created on first use)
@@ -31,9 +32,18 @@ import { Repository, Storage } from '@earthmover/icechunk';
 const [cmd, dir, ...args] = process.argv.slice(2);
 
 async function storage() {
+  const env = process.env;
+  const az = /^az:\/\/([^/]+)\/?(.*)$/.exec(dir);
+  if (az)
+    return Storage.newAzureBlob(
+      env.TETHER_TEST_AZURE_ACCOUNT,
+      az[1],
+      az[2].replace(/\/+$/, ''),
+      { type: 'Static', field0: { type: 'AccessKey', field0: env.TETHER_TEST_AZURE_KEY } },
+      { endpoint: env.TETHER_TEST_AZURE_ENDPOINT, allow_http: 'true' },
+    );
   const s3 = /^s3:\/\/([^/]+)\/?(.*)$/.exec(dir);
   if (!s3) return Storage.newLocalFilesystem(dir);
-  const env = process.env;
   return Storage.newS3(
     s3[1],
     s3[2].replace(/\/+$/, ''),

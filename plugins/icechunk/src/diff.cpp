@@ -164,7 +164,7 @@ SnapshotCheck check_snapshot(const Repository& repo, const std::string& id, bool
                          std::to_string(s.manifest_sizes[i])};
     if (deep) {
       try {
-        auto bytes = repo.storage().read(rel);
+        auto bytes = repo.storage().read_immutable(rel);  // in parts when large; not cached
         if (!bytes) return {false, "snapshot " + id + " needs manifest " + s.manifest_files[i] + ", which is gone (" + file + ")"};
         MetadataFile f = parse_metadata_file(*bytes, FileType::Manifest, file);
         const fb::Manifest* m = verified<fb::Manifest>(f, file);

@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <random>
+#include <system_error>
+#include <thread>
 
 #include "tether/support/objstore.hpp"
 
@@ -251,11 +254,15 @@ class LocalStorage final : public Storage {
 
 // The cache of immutable objects is cleared whole when it would grow past this.
 constexpr std::size_t kCacheBytes = std::size_t{64} << 20;
+// Metadata files larger than one part (kReadPartBytes, storage.hpp) are read as parts this
+// many at a time; none is read past kMaxMetadataBytes (what a store claims is not trusted).
+constexpr std::size_t kReadConcurrency = 4;
+constexpr uint64_t kMaxMetadataBytes = uint64_t{2} << 30;
 
 class ObjectStorage final : public Storage {
  public:
-  ObjectStorage(std::shared_ptr<os::Store> store, std::string prefix, std::string uri)
-      : Storage(std::move(uri)), store_(std::move(store)), prefix_(std::move(prefix)) {}
+  ObjectStorage(std::shared_ptr<os::Store> store, std::string prefix, std::string uri, uint64_t part_bytes)
+      : Storage(std::move(uri)), store_(std::move(store)), prefix_(std::move(prefix)), part_(part_bytes) {}
 
   bool is_local() const override { return false; }
 
@@ -272,10 +279,12 @@ class ObjectStorage final : public Storage {
       std::lock_guard lock(mu_);
       if (auto it = cache_.find(rel); it != cache_.end()) return it->second;
     }
-    auto bytes = read(rel);
+    auto bytes = guard([&] { return read_in_parts(rel); });
     // Spec-1 snapshot files are rewritten in place by Icechunk's expiration (it re-parents
-    // them); transaction logs and spec-2 snapshots never change.
-    bool fixed = rel.rfind("transactions/", 0) == 0 || (bytes && bytes->size() > kHeaderSize && (*bytes)[36] >= 2);
+    // them); transaction logs and spec-2 snapshots never change. Manifests are read once
+    // each (by verify --deep) and not kept.
+    bool fixed = rel.rfind("transactions/", 0) == 0 ||
+                 (bytes && bytes->size() > kHeaderSize && (*bytes)[36] >= 2 && rel.rfind("manifests/", 0) != 0);
     if (bytes && fixed) {
       std::lock_guard lock(mu_);
       if (cached_ + bytes->size() > kCacheBytes) {
@@ -369,6 +378,8 @@ class ObjectStorage final : public Storage {
 
   std::unique_ptr<Guard> serialise() override { return nullptr; }
 
+  uint64_t ranged_reads() const override { return ranged_reads_; }
+
   void remove_all() override {
     guard([&] {
       for (const auto& o : store_->list_all(key(""))) store_->remove(o.key);
@@ -400,6 +411,82 @@ class ObjectStorage final : public Storage {
     return now && *now == as_view(bytes);
   }
 
+  // A metadata file that may be large (a snapshot of many nodes, a big manifest): the first
+  // part_ bytes with a ranged GET, whose Content-Range gives the object's size; when there is
+  // more, the other parts as ranged GETs, kReadConcurrency at a time (the Store is safe from
+  // several threads and pools its connections). A small file costs one request, as a whole
+  // GET would. The parts must agree (size, ETag) and come back whole; if they do not -- the
+  // object was replaced meanwhile, or the store answers oddly -- the object is read again
+  // whole, once, and that read is the answer.
+  std::optional<Bytes> read_in_parts(const std::string& rel) {
+    const std::string k = key(rel);
+    os::ObjectMeta first;
+    ++ranged_reads_;
+    auto head = store_->get(k, os::Range{0, part_}, std::nullopt, &first);
+    if (!head) return std::nullopt;
+    const uint64_t total = first.size;
+    // Less than a part is the whole object; more is a store that ignored the range and sent
+    // it all.
+    if (head->size() != part_ || total <= part_) return Bytes(head->begin(), head->end());
+    if (total > kMaxMetadataBytes)
+      throw StorageError(name(rel) + ": the store says it holds " + std::to_string(total) +
+                         " bytes, more than a metadata file tether reads (" + std::to_string(kMaxMetadataBytes) + ")");
+    const uint64_t parts = (total + part_ - 1) / part_;
+    std::vector<std::string> bodies(static_cast<std::size_t>(parts));
+    bodies[0] = std::move(*head);
+    std::atomic<uint64_t> next{1};
+    std::atomic<bool> odd{false};
+    std::vector<std::exception_ptr> failures(kReadConcurrency);
+    auto work = [&](std::size_t worker) {
+      try {
+        while (!odd) {
+          const uint64_t i = next++;
+          if (i >= parts) break;
+          uint64_t offset = i * part_, length = std::min(part_, total - offset);
+          os::ObjectMeta meta;
+          ++ranged_reads_;
+          auto body = store_->get(k, os::Range{offset, length}, std::nullopt, &meta);
+          if (!body || body->size() != length || meta.size != total || meta.etag != first.etag) {
+            odd = true;
+            return;
+          }
+          bodies[static_cast<std::size_t>(i)] = std::move(*body);
+        }
+      } catch (...) {
+        failures[worker] = std::current_exception();
+        odd = true;
+      }
+    };
+    std::vector<std::thread> threads;
+    const std::size_t helpers = static_cast<std::size_t>(std::min<uint64_t>(kReadConcurrency, parts - 1));
+    try {
+      for (std::size_t w = 1; w < helpers; ++w) threads.emplace_back(work, w);
+    } catch (const std::system_error&) {
+      // No thread to be had: the threads started and this one do the work.
+    }
+    work(0);
+    for (auto& t : threads) t.join();
+    for (auto& f : failures)
+      if (f) std::rethrow_exception(f);
+    if (odd) return read_whole(rel);
+    Bytes out;
+    out.reserve(static_cast<std::size_t>(total));
+    for (const auto& b : bodies) out.insert(out.end(), b.begin(), b.end());
+    return out;
+  }
+
+  // One whole GET, after a read in parts went wrong: its answer must be as long as it says.
+  std::optional<Bytes> read_whole(const std::string& rel) {
+    os::ObjectMeta meta;
+    auto body = store_->get(key(rel), std::nullopt, std::nullopt, &meta);
+    if (!body) return std::nullopt;
+    if (body->size() != meta.size)
+      throw StorageError(name(rel) + ": changed while tether read it (its parts disagreed, then a whole read gave " +
+                         std::to_string(body->size()) + " of " + std::to_string(meta.size) +
+                         " bytes); try again once nothing is rewriting it");
+    return Bytes(body->begin(), body->end());
+  }
+
   void remove_quietly(const std::string& rel) {
     try {
       store_->remove(key(rel));
@@ -422,6 +509,8 @@ class ObjectStorage final : public Storage {
 
   std::shared_ptr<os::Store> store_;
   std::string prefix_;
+  uint64_t part_ = kReadPartBytes;
+  std::atomic<uint64_t> ranged_reads_{0};
   std::mutex mu_;
   std::map<std::string, Bytes> cache_;
   std::size_t cached_ = 0;
@@ -435,10 +524,12 @@ std::shared_ptr<Storage> local_storage(const std::string& root) {
   return std::make_shared<LocalStorage>(std::move(r));
 }
 
-std::shared_ptr<Storage> object_storage(std::shared_ptr<os::Store> store, const std::string& prefix, const std::string& uri) {
+std::shared_ptr<Storage> object_storage(std::shared_ptr<os::Store> store, const std::string& prefix, const std::string& uri,
+                                        uint64_t read_part_bytes) {
   std::string p = prefix;
   while (!p.empty() && p.back() == '/') p.pop_back();
-  return std::make_shared<ObjectStorage>(std::move(store), std::move(p), uri);
+  if (read_part_bytes == 0) read_part_bytes = kReadPartBytes;
+  return std::make_shared<ObjectStorage>(std::move(store), std::move(p), uri, read_part_bytes);
 }
 
 }  // namespace tether::icechunk

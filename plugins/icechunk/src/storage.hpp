@@ -54,8 +54,9 @@ class Storage {
 
   // The whole object, or nullopt when it does not exist.
   virtual std::optional<Bytes> read(const std::string& rel) = 0;
-  // A snapshot or transaction log: as read(), through a cache where the storage keeps one
-  // (of the files that never change).
+  // A snapshot, manifest or transaction log: as read(), through a cache where the storage
+  // keeps one (of the files that never change, manifests excepted), and on an object store
+  // in parallel ranged parts when it is large (kReadPartBytes).
   virtual std::optional<Bytes> read_immutable(const std::string& rel) { return read(rel); }
   // Its size, or nullopt when it does not exist.
   virtual std::optional<uint64_t> size(const std::string& rel) = 0;
@@ -91,6 +92,9 @@ class Storage {
   // Removes every object of the repository.
   virtual void remove_all() = 0;
 
+  // For tests: how many ranged GETs read_immutable has made (0 locally).
+  virtual uint64_t ranged_reads() const { return 0; }
+
  protected:
   explicit Storage(std::string root) : root_(std::move(root)) {}
 
@@ -101,11 +105,16 @@ class Storage {
 // A local repository at `root` (an absolute or relative directory path; trailing '/' dropped).
 std::shared_ptr<Storage> local_storage(const std::string& root);
 
+// Snapshots, manifests and transaction logs on an object store are read in parts of this
+// size, several at a time, when they are larger (one ranged GET for a smaller one).
+constexpr uint64_t kReadPartBytes = uint64_t{8} << 20;
+
 // The repository under `prefix` (keys `<prefix>/<rel>`; "" = the bucket's root) of `store`,
 // named `uri` in messages. Store failures are StorageErrors worded by objstore::explain (the
-// way out: where keys and the endpoint are configured).
+// way out: where keys and the endpoint are configured). `read_part_bytes` (0: kReadPartBytes)
+// lets tests read in parts without writing huge objects.
 std::shared_ptr<Storage> object_storage(std::shared_ptr<support::objstore::Store> store, const std::string& prefix,
-                                        const std::string& uri);
+                                        const std::string& uri, uint64_t read_part_bytes = 0);
 
 // Names Rust's object_store leaves behind while writing (`<name>#<digits>`).
 bool is_staging_name(const std::string& name);

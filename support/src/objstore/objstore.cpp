@@ -313,7 +313,13 @@ std::string explain(const StoreError& e, const std::string& uri) {
     parsed = parse_location(uri);
   } catch (const StoreError&) {
   }
-  const std::string loc = parsed ? parsed->root() : uri;
+  // The rule's prefix as secrets rules match it (the URL as written): with an account in the
+  // URL (abfs(s)://container@account.host/), the whole host part, which root() leaves out.
+  std::string loc = parsed ? parsed->root() : uri;
+  if (parsed && !parsed->account.empty()) {
+    auto start = uri.find("://") + 3;
+    loc = lower(uri.substr(0, start)) + uri.substr(start, uri.find('/', start) - start);
+  }
   // Azure's keys and variables are its own; everything else speaks S3.
   const bool azure = parsed && parsed->service == Service::Azure;
   const std::string keys = azure ? "(account_name, account_key or sas_token) or in AZURE_STORAGE_ACCOUNT_NAME / "

@@ -228,4 +228,7 @@ TEST_CASE("explain: the way out for refused keys, no endpoint, no bucket") {
   CHECK(explain(StoreError(ErrorKind::Unreachable, "m"), "az://ctr/k") ==
         "m; check the endpoint: `endpoint` in .tether/secrets.toml [uris.\"az://ctr/\"]");
   CHECK(explain(StoreError(ErrorKind::NoBucket, "m"), "az://ctr/k").find("AWS") == std::string::npos);
+  // An account in the URL is part of the rule that matches it.
+  CHECK(explain(StoreError(ErrorKind::Unreachable, "m"), "abfss://ctr@acct.dfs.core.windows.net/k") ==
+        "m; check the endpoint: `endpoint` in .tether/secrets.toml [uris.\"abfss://ctr@acct.dfs.core.windows.net/\"]");
 }
