@@ -34,7 +34,8 @@ out_has "object stores: s3, s3a stable; abfss, az, gs experimental"
 ok tether backends --json
 eq "$(json '[b for b in j if b["kind"] == "ducklake"][0]["uri_schemes"]["s3"]')" "stable"
 eq "$(json '[b for b in j if b["kind"] == "ducklake"][0]["uri_schemes"]["az"]')" "experimental"
-# icechunk: repositories in buckets (s3 against Ceph in the tests; gs through GCS's S3 API)
-eq "$(json '[b for b in j if b["kind"] == "icechunk"][0]["uri_schemes"]')" "{'gcs': 'experimental', 'gs': 'experimental', 's3': 'stable', 's3a': 'stable'}"
+# icechunk: repositories in buckets (s3 against Ceph in the tests; gs through GCS's S3 API;
+# Azure against Azurite)
+eq "$(json '[b for b in j if b["kind"] == "icechunk"][0]["uri_schemes"]')" "{'abfs': 'experimental', 'abfss': 'experimental', 'az': 'experimental', 'azure': 'experimental', 'gcs': 'experimental', 'gs': 'experimental', 's3': 'stable', 's3a': 'stable'}"
 ok tether backends
 out_has "object stores: s3, s3a stable; abfs, abfss, az, azure, gcs, gs, http, https experimental"
