@@ -298,7 +298,7 @@ TEST_CASE("a versioned bucket: version ids, deep verify (ok, drifted, missing), 
                                             v1["VersionId"].get<std::string>() + " -> " + v2["VersionId"].get<std::string>());
 
   // The version deleted: missing.
-  aws({"delete-object", "--bucket", bucket, "--key", "model.bin", "--version-id", v1["VersionId"].get<std::string>()});
+  aws({"delete-object", "--bucket", bucket, "--key", "model.bin", "--version-id=" + v1["VersionId"].get<std::string>()});
   Json missing = f.verify(uri, s1, true);
   CHECK(missing["status"] == "missing");
   CHECK(missing["message"] == "version " + v1["VersionId"].get<std::string>() + " of " + uri + " no longer exists");
