@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -552,11 +553,16 @@ sdk::Pin GitBackend::pin(sdk::Call&, const sdk::PinRequest& r) {
   auto remote = push_remote(o, r.locator);
   std::string name = tag_ref(pin.ref);
   git_reference* raw = nullptr;
+  // Created only if absent, checked under the ref's lock (the zero id as the current value),
+  // so of two racing pins exactly one says it created the tag.
+  git_oid absent;
+  std::memset(&absent, 0, sizeof absent);
   int rc = with_lock_retry([&] {
-    return git_reference_create(&raw, o.repo.get(), name.c_str(), &sha, 0, ("tether: pin " + pin.id).c_str());
+    return git_reference_create_matching(&raw, o.repo.get(), name.c_str(), &sha, 0, &absent,
+                                         ("tether: pin " + pin.id).c_str());
   });
   Reference made(raw);
-  if (rc == GIT_EEXISTS) {
+  if (rc == GIT_EEXISTS || rc == GIT_EMODIFIED) {
     auto at = guarded([&] { return reference_commit(o.repo.get(), name); });
     if (!at || !git_oid_equal(&*at, &sha))
       throw BackendError("tag " + pin.ref + " already points at " + short12(at) + " in " + o.target.path + ", not " +
@@ -629,8 +635,13 @@ void GitBackend::move_branch(const Opened& o, const std::string& branch, const g
   std::string name = head_ref(branch);
   std::string log = "tether: " + what + " " + branch;
   git_reference* raw = nullptr;
+  // A create passes the zero id as the current value: libgit2 then checks, under the ref's
+  // lock, that the ref does not exist. git_reference_create(force = 0) checks only before
+  // taking the lock, so two racing creates could both write (conformance fork-race saw it).
+  git_oid absent;
+  std::memset(&absent, 0, sizeof absent);
   int rc = with_lock_retry([&] {
-    if (!old) return git_reference_create(&raw, o.repo.get(), name.c_str(), &to, 0, log.c_str());
+    if (!old) return git_reference_create_matching(&raw, o.repo.get(), name.c_str(), &to, 0, &absent, log.c_str());
     return git_reference_create_matching(&raw, o.repo.get(), name.c_str(), &to, 1, &*old, log.c_str());
   });
   Reference made(raw);
