@@ -1,10 +1,12 @@
-// The deferred CA bundle (ca_bundle.cpp): linked into this test as into the tether executable,
+// The deferred CA bundle (ca_bundle.cpp) and libssh2 init (ssh_init.cpp): linked into this test as into the tether executable,
 // so libgit2's and this file's calls bind to the deferral exactly as in tether.
 #include "ca_bundle.hpp"
+#include "ssh_init.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
 #include <git2.h>
+#include <libssh2.h>
 #include <mbedtls/certs.h>
 #include <mbedtls/ssl.h>
 #include <mbedtls/x509_crt.h>
@@ -103,4 +105,16 @@ TEST_CASE("a bundle that does not parse leaves the chain empty: nothing is trust
   CHECK(chain.raw.p == nullptr);
   mbedtls_x509_crt_free(&chain);
   fs::remove(bundle);
+}
+
+TEST_CASE("libgit2's init leaves libssh2 uninitialised until a session starts") {
+  REQUIRE(git_libgit2_init() > 0);
+  CHECK(tether::cli::ssh_init_deferred());
+  LIBSSH2_SESSION* session = libssh2_session_init();
+  REQUIRE(session != nullptr);
+  CHECK_FALSE(tether::cli::ssh_init_deferred());
+  // The session works on an initialised library: a method preference is accepted.
+  CHECK(libssh2_session_method_pref(session, LIBSSH2_METHOD_KEX, "diffie-hellman-group14-sha256") == 0);
+  libssh2_session_free(session);
+  git_libgit2_shutdown();
 }
