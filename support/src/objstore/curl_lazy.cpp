@@ -11,7 +11,6 @@
 #include <curl/curl.h>
 #include <dlfcn.h>
 
-#include <cstdarg>
 #include <mutex>
 #include <string>
 
@@ -64,28 +63,16 @@ TETHER_CURL(const char*, curl_easy_strerror, (CURLcode code), (code))
 TETHER_CURL(curl_slist*, curl_slist_append, (curl_slist * list, const char* s), (list, s))
 TETHER_CURL(void, curl_slist_free_all, (curl_slist * list), (list))
 
-// The variadic two pass their one argument on with the type libcurl reads it as: the
-// option's number says which (curl.h's CURLOPTTYPE_* ranges; CURLINFO_* always a pointer).
-extern "C" CURLcode curl_easy_setopt(CURL* h, CURLoption option, ...) {
-  static const auto fn = real<decltype(&::curl_easy_setopt)>("curl_easy_setopt");
-  va_list ap;
-  va_start(ap, option);
-  CURLcode rc;
-  if (option < CURLOPTTYPE_OBJECTPOINT)
-    rc = fn(h, option, va_arg(ap, long));
-  else if (option >= CURLOPTTYPE_OFF_T && option < CURLOPTTYPE_BLOB)
-    rc = fn(h, option, va_arg(ap, curl_off_t));
-  else
-    rc = fn(h, option, va_arg(ap, void*));  // object, string, function pointer or blob
-  va_end(ap);
-  return rc;
-}
+// curl_varargs.cpp defines curl_easy_setopt and curl_easy_getinfo without curl.h: what it
+// relies on, checked here against curl.h.
+static_assert(CURLOPTTYPE_OBJECTPOINT == 10000 && CURLOPTTYPE_FUNCTIONPOINT == 20000 && CURLOPTTYPE_OFF_T == 30000 &&
+              CURLOPTTYPE_BLOB == 40000);
+static_assert(sizeof(CURLoption) == sizeof(int) && sizeof(CURLINFO) == sizeof(int) && sizeof(CURLcode) == sizeof(int));
+static_assert(sizeof(curl_off_t) == 8);
 
-extern "C" CURLcode curl_easy_getinfo(CURL* h, CURLINFO info, ...) {
-  static const auto fn = real<decltype(&::curl_easy_getinfo)>("curl_easy_getinfo");
-  va_list ap;
-  va_start(ap, info);
-  void* out = va_arg(ap, void*);
-  va_end(ap);
-  return fn(h, info, out);
-}
+namespace tether::support::objstore {
+
+// For curl_varargs.cpp: the real libcurl function `name` (throws StoreError when missing).
+void* curl_symbol(const char* name) { return real<void*>(name); }
+
+}  // namespace tether::support::objstore
