@@ -6,47 +6,20 @@
 // PostgreSQL use it. So the registry defines the libpq functions it calls, each forwarding
 // to the real one in libpq.so.5, opened on the first call. The signatures come from
 // libpq-fe.h (decltype), so a mismatch does not compile.
-#include <dlfcn.h>
 #include <libpq-fe.h>
 
-#include <mutex>
-#include <string>
-
-#include "tether/errors.hpp"
+#include "registry/lazy_library.hpp"
 
 namespace {
 
-constexpr const char* kLibpq = "libpq.so.5";
-
-void* libpq() {
-  static void* handle = nullptr;
-  static std::string error;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    handle = dlopen(kLibpq, RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) error = dlerror();
-  });
-  if (handle == nullptr)
-    throw tether::TetherError(std::string("cannot load the PostgreSQL client library (") + kLibpq + "): " + error +
-                              "; install libpq (Debian: libpq5) to publish to or import from PostgreSQL");
-  return handle;
-}
-
-// The real `name` (its type taken from libpq-fe.h's declaration).
-template <class F>
-F real(const char* name) {
-  void* f = dlsym(libpq(), name);
-  if (f == nullptr)
-    throw tether::TetherError(std::string("the PostgreSQL client library (") + kLibpq + ") has no " + name +
-                              "; install a libpq of PostgreSQL 10 or later");
-  return reinterpret_cast<F>(f);
-}
+tether::registry::LazyLibrary libpq("libpq.so.5", "the PostgreSQL client library",
+                                    "install libpq (Debian: libpq5) to publish to or import from PostgreSQL");
 
 }  // namespace
 
 #define TETHER_PQ(ret, name, params, args)                          \
   extern "C" ret name params {                                      \
-    static const auto fn = real<decltype(&::name)>(#name);          \
+    static const auto fn = libpq.get<decltype(&::name)>(#name);          \
     return fn args;                                                 \
   }
 
