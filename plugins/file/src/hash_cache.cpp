@@ -92,6 +92,38 @@ bool write_whole(const std::string& path, std::string_view bytes) {
   return (::close(fd) == 0) && ok;
 }
 
+// The directory of the files one hashing thread reads, open: the misses come in the walk's
+// order, so consecutive files mostly share it, and each is opened by name in it (openat)
+// instead of by a path the kernel walks again. A directory that cannot be opened leaves the
+// file to be opened by its whole path (and the error, if any, to name it).
+class DirCursor {
+ public:
+  DirCursor() = default;
+  DirCursor(const DirCursor&) = delete;
+  DirCursor& operator=(const DirCursor&) = delete;
+  ~DirCursor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  // The open directory of `path` and, in `name`, the file's name in it; nullptr `name` when
+  // there is none to use.
+  int open_parent(const std::string& path, const char*& name) {
+    std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash + 1 == path.size()) return -1;
+    std::string_view dir(path.data(), slash == 0 ? 1 : slash);
+    if (fd_ < 0 || dir != dir_) {
+      if (fd_ >= 0) ::close(fd_);
+      dir_.assign(dir);
+      fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+    if (fd_ >= 0) name = path.c_str() + slash + 1;
+    return fd_;
+  }
+
+ private:
+  std::string dir_;
+  int fd_ = -1;
+};
+
 }  // namespace
 
 // ---- CacheImage ------------------------------------------------------------------------------
@@ -320,13 +352,17 @@ void HashCache::fill(std::vector<HashJob>& jobs) {
 
   // The time is taken before each read: a write during the read then makes the entry racy.
   std::vector<int64_t> hashed_at(misses.size());
-  auto hash_one = [&](FileHasher& hasher, std::size_t m) {
+  auto hash_one = [&](FileHasher& hasher, DirCursor& dir, std::size_t m) {
     hashed_at[m] = wall_ns();
-    jobs[misses[m]].sha256 = hasher.hash_file(jobs[misses[m]].path);
+    const std::string& path = jobs[misses[m]].path;
+    const char* name = nullptr;
+    int fd = dir.open_parent(path, name);
+    jobs[misses[m]].sha256 = name ? hasher.hash_file(path, fd, name) : hasher.hash_file(path);
   };
   if (misses.size() == 1) {
     FileHasher hasher;
-    hash_one(hasher, 0);
+    DirCursor dir;
+    hash_one(hasher, dir, 0);
   } else {
     unsigned n = static_cast<unsigned>(std::min<std::size_t>(kMaxHashThreads, misses.size()));
     std::atomic<std::size_t> next{0};
@@ -339,7 +375,8 @@ void HashCache::fill(std::vector<HashJob>& jobs) {
       workers.emplace_back([&] {
         try {
           FileHasher hasher;
-          for (std::size_t m; !failed.load() && (m = next.fetch_add(1)) < misses.size();) hash_one(hasher, m);
+          DirCursor dir;
+          for (std::size_t m; !failed.load() && (m = next.fetch_add(1)) < misses.size();) hash_one(hasher, dir, m);
         } catch (...) {
           std::lock_guard lock(error_mu);
           if (!error) error = std::current_exception();
