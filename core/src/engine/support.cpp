@@ -134,7 +134,8 @@ void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const fs::path& r
   const int64_t checked_ns = wall_ns();
   auto tracked = vcs.tracked(paths);
   if (tracked.empty()) {
-    if (stamp) record_untracked(root, key, checked_ns);
+    // A record of a racy index would never be trusted: no write (right after a git commit).
+    if (stamp && checked_ns - stamp->changed_ns >= kTrackedRacyWindowNs) record_untracked(root, key, checked_ns);
     return;
   }
   throw ConfigError(join(tracked) + (tracked.size() == 1 ? " is" : " are") + " tracked by " + vcs.kind() +
