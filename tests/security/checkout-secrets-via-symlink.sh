@@ -127,3 +127,41 @@ err_matches '^error: \.tether/secrets\.toml is tracked by git; '
 [ ! -e "$TMP/pwned" ] || fail "the payload ran on: tether init"
 [ ! -e tether.toml ] || fail "init wrote tether.toml after refusing"
 [ "$(fingerprint "$TMP/outside")" == "$OUTSIDE_BEFORE" ] || fail "a file outside the dataset changed"
+
+# 4. The answer "nothing is tracked" is kept (.tether/cache/tracked-check) with the git
+# index's stat, so a command does not read the whole index again; it holds only while that
+# index is unchanged. A pull that brings a force-added secrets.toml is refused at once, also
+# when the record from before the pull is put back.
+cd "$TMP"
+rm -rf "$TMP/attacker" "$TMP/victim"
+attacker_dataset
+cd "$TMP/attacker"
+git add tether.toml .tether
+git commit -q -m "a clean dataset"
+victim_clone
+sleep 2.1 # past the racy window of the clone's index
+ok tether status
+[ -s .tether/cache/tracked-check ] || fail "no tracked-check record after a clean status"
+record_inode=$(stat -c %i .tether/cache/tracked-check)
+ok tether status
+[ "$(stat -c %i .tether/cache/tracked-check)" == "$record_inode" ] || fail "the record was not reused"
+cp .tether/cache/tracked-check "$TMP/record"
+cd "$TMP/attacker"
+payload .tether
+git add -f .tether/secrets.toml .tether/run.sh
+git commit -q -m "now with its own secrets"
+cd "$TMP/victim"
+git pull -q
+victim_runs '^error: \.tether/secrets\.toml is tracked by git; .*`git rm -r --cached \.tether/secrets\.toml`$'
+cp "$TMP/record" .tether/cache/tracked-check
+victim_runs '^error: \.tether/secrets\.toml is tracked by git; .*`git rm -r --cached \.tether/secrets\.toml`$'
+# Staged by hand within the same second as a remembered check: refused too.
+git rm -q --cached .tether/secrets.toml
+rm .tether/secrets.toml
+git rm -q --cached .tether/run.sh
+rm -f .tether/run.sh
+sleep 2.1
+ok tether status
+echo "x = 1" >.tether/secrets.toml
+git add -f .tether/secrets.toml
+victim_runs '^error: \.tether/secrets\.toml is tracked by git; '

@@ -29,9 +29,11 @@ std::string git_executable(const Json& secrets);
 
 // Refuse a checkout whose VCS tracks per-checkout files (secrets, workspace, op log, lock,
 // cache) under any name their path resolves through. Runs before anything from secrets.toml
-// (git_path, endpoints) is used: a clone must not choose them.
+// (git_path, endpoints) is used: a clone must not choose them. With `remember`, a "none
+// tracked" answer is kept in .tether/cache/tracked-check with the VCS's index stamp, and
+// the index is read again only once that stamp changes (or was racy).
 void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const std::filesystem::path& root,
-                                   const std::string& tether_vcs_dir);
+                                   const std::string& tether_vcs_dir, bool remember = false);
 
 // Manifests from files read out of the VCS (`path relative to objects/` -> text).
 std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::FileMap& files, const std::string& commit);

@@ -206,7 +206,7 @@ std::unique_ptr<Repo> Repo::open(const fs::path& start, Services services) {
   cx.vcs = vcs::detect_vcs(cx.root, git_executable(secrets.secrets.data()));
   // Before anything from secrets.toml is used (git_path runs, endpoints get credentials): a
   // tracked secrets.toml is the clone's, not the user's.
-  refuse_tracked_checkout_files(*cx.vcs, cx.root, vcs_path(cx, ".tether"));
+  refuse_tracked_checkout_files(*cx.vcs, cx.root, vcs_path(cx, ".tether"), /*remember=*/true);
   if (services.wrap_vcs) cx.vcs = services.wrap_vcs(std::move(cx.vcs));
   cx.secrets = secrets.secrets.data();
   if (secrets.warning) cx.warnings.push_back(*secrets.warning);

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -14,6 +16,7 @@
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/errors.hpp"
+#include "tether/model/checkout.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/hash.hpp"
 #include "tether/model/json.hpp"
@@ -57,7 +60,58 @@ std::string git_executable(const Json& secrets) {
   return "";
 }
 
-void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const fs::path& root, const std::string& tether_vcs_dir) {
+namespace {
+
+// The racy window of the record below: an index changed less than this before the check may
+// be replaced by one with the same stat (coarse file times), so its answer is not kept.
+constexpr int64_t kTrackedRacyWindowNs = 2'000'000'000;
+constexpr const char* kTrackedRecord = "tracked-check";
+
+int64_t wall_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The record `.tether/cache/tracked-check` says "none of these paths was tracked when the
+// index had this stamp": its first line is the stamp and the paths, the second when it was
+// checked. Anything else in the file, or no file, means check again.
+std::string tracked_record_key(const vcs::VcsAdapter::IndexStamp& stamp, const std::vector<std::string>& paths) {
+  std::string key = "v1 " + stamp.id;
+  for (const auto& p : paths) key += "\t" + p;
+  return key;
+}
+
+bool untracked_recorded(const fs::path& root, const std::string& key, int64_t changed_ns) {
+  std::optional<std::string> text;
+  try {
+    text = model::read_checkout_file(model::tether_path(root, "cache") / kTrackedRecord);
+  } catch (const TetherError&) {
+    return false;
+  }
+  if (!text || text->size() <= key.size() + 1 || text->compare(0, key.size(), key) != 0 || (*text)[key.size()] != '\n')
+    return false;
+  int64_t checked_ns = 0;
+  const char* first = text->data() + key.size() + 1;
+  const char* last = text->data() + text->size();
+  auto [end, ec] = std::from_chars(first, last, checked_ns);
+  if (ec != std::errc() || end == first || std::string_view(end, static_cast<std::size_t>(last - end)) != "\n")
+    return false;
+  return checked_ns - changed_ns >= kTrackedRacyWindowNs;
+}
+
+void record_untracked(const fs::path& root, const std::string& key, int64_t checked_ns) {
+  try {
+    model::write_checkout_file(model::tether_path(root, "cache") / kTrackedRecord,
+                               key + "\n" + std::to_string(checked_ns) + "\n");
+  } catch (const TetherError&) {
+    // Only the shortcut is lost: the next command checks the index again.
+  }
+}
+
+}  // namespace
+
+void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const fs::path& root, const std::string& tether_vcs_dir,
+                                   bool remember) {
   std::vector<std::string> paths;
   std::error_code ec;
   const fs::path work_tree = fs::canonical(vcs.root(), ec);
@@ -70,8 +124,20 @@ void refuse_tracked_checkout_files(const vcs::VcsAdapter& vcs, const fs::path& r
     const std::string rel = real.lexically_relative(work_tree).generic_string();
     if (!rel.empty() && !rel.starts_with("..") && rel != paths.back()) paths.push_back(rel);
   }
+  // Reading the whole index costs O(files in the repository) on every command. Its stat
+  // (git replaces the file on every change) says whether the last "none tracked" still
+  // holds; the record lives in the checkout's cache, and a record copied from elsewhere
+  // names another index (device, inode, times) and is ignored.
+  std::optional<vcs::VcsAdapter::IndexStamp> stamp = remember ? vcs.index_stamp() : std::nullopt;
+  const std::string key = stamp ? tracked_record_key(*stamp, paths) : "";
+  if (stamp && untracked_recorded(root, key, stamp->changed_ns)) return;
+  const int64_t checked_ns = wall_ns();
   auto tracked = vcs.tracked(paths);
-  if (tracked.empty()) return;
+  if (tracked.empty()) {
+    // A record of a racy index would never be trusted: no write (right after a git commit).
+    if (stamp && checked_ns - stamp->changed_ns >= kTrackedRacyWindowNs) record_untracked(root, key, checked_ns);
+    return;
+  }
   throw ConfigError(join(tracked) + (tracked.size() == 1 ? " is" : " are") + " tracked by " + vcs.kind() +
                     "; these files belong to one checkout (secrets.toml may hold credentials, and is not used while "
                     "tracked). Untrack them: `git rm -r --cached " +

@@ -45,6 +45,7 @@ class GitAdapter : public VcsAdapter {
   std::vector<std::string> tracked(const std::vector<std::string>& paths) const override {
     return reader_.tracked(paths);
   }
+  std::optional<IndexStamp> index_stamp() const override { return reader_.index_stamp(); }
 
   std::optional<std::string> commit(const std::vector<std::string>& paths, const std::string& message) override;
   void create_branch_and_switch(const std::string& name) override;

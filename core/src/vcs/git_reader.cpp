@@ -2,6 +2,8 @@
 // unique_ptr with its free function; errors become VcsError with libgit2's message.
 #include "vcs/git_reader.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -447,6 +449,23 @@ std::vector<std::string> GitReader::tracked(const std::vector<std::string>& path
       out.push_back(p);
   }
   return out;
+}
+
+// The index file's stat, never its content: the point is to skip reading it.
+std::optional<VcsAdapter::IndexStamp> GitReader::index_stamp() const {
+  std::lock_guard lock(mutex_);
+  git_buf buf = GIT_BUF_INIT;
+  if (git_repository_item_path(&buf, repo_, GIT_REPOSITORY_ITEM_INDEX) != 0) return std::nullopt;
+  std::string path(buf.ptr, buf.size);
+  git_buf_dispose(&buf);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  auto ns = [](const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
+  VcsAdapter::IndexStamp stamp;
+  stamp.id = path + " " + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " +
+             std::to_string(st.st_size) + " " + std::to_string(ns(st.st_mtim)) + " " + std::to_string(ns(st.st_ctim));
+  stamp.changed_ns = std::max(ns(st.st_mtim), ns(st.st_ctim));
+  return stamp;
 }
 
 CacheStats GitReader::cache_stats() const {

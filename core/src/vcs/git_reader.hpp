@@ -71,6 +71,7 @@ class GitReader {
 
   bool is_dirty(const std::vector<std::string>& paths) const;
   std::vector<std::string> tracked(const std::vector<std::string>& paths) const;
+  std::optional<VcsAdapter::IndexStamp> index_stamp() const;
 
   CacheStats cache_stats() const;
 

@@ -1,14 +1,24 @@
-// hash_cache: the stat -> sha256 cache, `<cache_dir>/file-hashes.json` (docs/backends.md#file),
+// hash_cache: the stat -> sha256 cache, `<cache_dir>/file-hashes.bin` (docs/backends.md#file),
 // so an unchanged tree is only stat'ed. One instance serves every object of the backend
 // and every thread: lookups and records happen under one lock; only the hashing of misses
 // runs outside it, in parallel.
+//
+// The file is not parsed on load: it is read into one buffer and looked up in place. It holds a header,
+// fixed-width records sorted by path, and the paths' bytes (see hash_cache.cpp). The jobs of
+// a directory come in the walk's order, which is the records' order, so a warm fill is one
+// merge of two sorted sequences: no per-entry allocation, no hashing of paths, and nothing to
+// free one by one at exit. Entries recorded in this process wait in a small sorted overlay
+// until the next save, which merges both into a new file.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 #include "walk.hpp"
@@ -16,7 +26,9 @@
 namespace tether::file {
 
 inline constexpr int64_t kRacyWindowNs = 2'000'000'000;
-inline constexpr const char* kCacheFileName = "file-hashes.json";
+inline constexpr const char* kCacheFileName = "file-hashes.bin";
+// The JSON cache of earlier versions: never read, removed at the first save.
+inline constexpr const char* kOldCacheFileName = "file-hashes.json";
 
 // One file to hash: `sha256` is filled in by HashCache::fill.
 struct HashJob {
@@ -25,11 +37,59 @@ struct HashJob {
   std::string sha256;
 };
 
+// One cache entry as the file and the overlay hold it.
+struct HashEntry {
+  FileStat stat;
+  int64_t hashed_at_ns = 0;
+  std::array<unsigned char, 32> sha256{};
+};
+
+// A read-only view of one cache file's bytes (as read, or as made by a save). Every offset
+// in it is checked before use: a truncated, corrupt or hostile file yields misses, never a
+// read outside it.
+class CacheImage {
+ public:
+  // The image of the file at `path`; empty when it is missing, unreadable or not of this
+  // format (an old cache, another byte order, a bad header).
+  static std::shared_ptr<const CacheImage> open(const std::string& path);
+  // The image of bytes made by serialize().
+  static std::shared_ptr<const CacheImage> adopt(std::string bytes);
+  ~CacheImage();
+  CacheImage(const CacheImage&) = delete;
+  CacheImage& operator=(const CacheImage&) = delete;
+
+  std::size_t size() const { return count_; }
+  std::string_view bytes() const { return {data_, bytes_}; }
+  // The i-th record's path ("" when its bytes are out of range) and entry.
+  std::string_view key(std::size_t i) const;
+  HashEntry entry(std::size_t i) const;
+  // The first index whose key is not less than `key` (binary search; on a file that is not
+  // sorted it still ends, and a wrong place only costs a miss).
+  std::size_t lower_bound(std::string_view key) const;
+
+  // The file's bytes for the union of `base` (may be null) and `overlay` (which wins),
+  // sorted; records of `base` out of order or out of range are dropped.
+  static std::string serialize(const CacheImage* base, const std::map<std::string, HashEntry, std::less<>>& overlay);
+
+ private:
+  CacheImage() = default;
+  bool index();  // checks the header; sets the pointers below
+
+  const char* data_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::unique_ptr<char[]> buffer_;  // the file's bytes, as read
+  std::string owned_;               // or those of a save
+  const char* records_ = nullptr;
+  const char* strings_ = nullptr;
+  std::size_t count_ = 0;
+  std::size_t strings_size_ = 0;
+};
+
 class HashCache {
  public:
   explicit HashCache(int64_t racy_window_ns = kRacyWindowNs) : racy_window_ns_(racy_window_ns) {}
 
-  // Where file-hashes.json lives; "" keeps the cache in memory only. The file is read on
+  // Where file-hashes.bin lives; "" keeps the cache in memory only. The file is read on
   // first use after this call.
   void set_directory(const std::string& dir);
 
@@ -43,13 +103,8 @@ class HashCache {
   uint64_t files_hashed() const { return files_hashed_.load(); }
 
  private:
-  struct Entry {
-    FileStat stat;
-    std::string sha256;
-    int64_t hashed_at_ns = 0;
-  };
   void load_locked();
-  std::string serialize_locked() const;
+  const HashEntry* find_locked(const std::string& path, std::size_t& cursor, HashEntry& scratch) const;
   void save();
 
   const int64_t racy_window_ns_;
@@ -57,8 +112,9 @@ class HashCache {
   std::string dir_;
   bool loaded_ = false;
   bool dirty_ = false;
-  std::unordered_map<std::string, Entry> entries_;
-  std::mutex save_mu_;  // one writer of the file at a time
+  std::shared_ptr<const CacheImage> image_;
+  std::map<std::string, HashEntry, std::less<>> overlay_;  // recorded since the last save
+  std::mutex save_mu_;                                     // one writer of the file at a time
   std::atomic<uint64_t> files_hashed_{0};
 };
 

@@ -60,8 +60,8 @@ FileHasher::FileHasher() : ctx_(EVP_MD_CTX_new()), buffer_(kReadBuffer) {
 
 FileHasher::~FileHasher() { EVP_MD_CTX_free(ctx_); }
 
-std::string FileHasher::hash_file(const std::string& path) {
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+std::string FileHasher::hash_file(const std::string& path, int dir_fd, const char* name) {
+  Fd f{::openat(dir_fd, name ? name : path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) throw sdk::BackendError("cannot read " + path + ": " + std::strerror(errno));
   if (EVP_DigestInit_ex2(ctx_, sha256_md(), nullptr) != 1) throw std::runtime_error("SHA-256 init failed");
   for (;;) {

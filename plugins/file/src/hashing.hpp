@@ -3,6 +3,8 @@
 // the sorted (path, token) rows, byte-for-byte the construction of the Python reference.
 #pragma once
 
+#include <fcntl.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +27,9 @@ class FileHasher {
   FileHasher& operator=(const FileHasher&) = delete;
 
   // Lowercase hex SHA-256 of the file's content. Throws sdk::BackendError naming `path`.
-  std::string hash_file(const std::string& path);
+  // With `name`, the file opened is `name` in the open directory `dir_fd` (which must be
+  // `path`'s directory): no walk of the whole path again for every file.
+  std::string hash_file(const std::string& path, int dir_fd = AT_FDCWD, const char* name = nullptr);
 
  private:
   evp_md_ctx_st* ctx_;

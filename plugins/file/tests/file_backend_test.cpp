@@ -1,6 +1,10 @@
 // The backend through its C vtable, on real temporary directories. Hash and digest
 // constants were computed with Python's hashlib (see hashing_test.cpp for the recipe).
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include <doctest/doctest.h>
@@ -15,6 +19,12 @@ using V = tether_backend_vtable;
 Json loc(const fs::path& p) { return Json{{"uri", p.string()}}; }
 Json req(const fs::path& p) { return Json{{"locator", loc(p)}}; }
 // Every fresh file is a cache hit at once.
+std::string hex(const std::array<unsigned char, 32>& raw) {
+  std::string out;
+  for (unsigned char c : raw) out += "0123456789abcdef"[c >> 4], out += "0123456789abcdef"[c & 15];
+  return out;
+}
+
 FileBackendOptions no_racy_window() {
   FileBackendOptions o;
   o.racy_window_ns = 0;
@@ -147,14 +157,17 @@ TEST_CASE("the stat cache: an unchanged tree is not read again, in or across pro
   CHECK(s2 == s1);
   CHECK(b.files_hashed() == 20);
 
-  // Written once, atomically, in the reference's format.
-  Json cache = Json::parse(read_file(cache_dir / "file-hashes.json"));
-  REQUIRE(cache.size() == 20);
-  Json entry = cache[(tmp.path / "d" / "f3").string()];
-  REQUIRE(entry.size() == 6);
-  CHECK(entry[0] == 9);  // hashlib.sha256(b"content 3")
-  CHECK(entry[4] == "b910ce7ef3d90e013867bae074fcccaed29ee9262a006ef5af04c06d9b6bc1eb");
-  for (auto& p : fs::directory_iterator(cache_dir)) CHECK(p.path().filename() == "file-hashes.json");
+  // Written once, atomically: one file, sorted, holding every file's hash.
+  auto image = CacheImage::open((cache_dir / "file-hashes.bin").string());
+  REQUIRE(image->size() == 20);
+  std::string f3 = (tmp.path / "d" / "f3").string();
+  std::size_t at = image->lower_bound(f3);
+  REQUIRE(at < image->size());
+  CHECK(image->key(at) == f3);
+  CHECK(image->entry(at).stat.size == 9);  // hashlib.sha256(b"content 3")
+  CHECK(hex(image->entry(at).sha256) == "b910ce7ef3d90e013867bae074fcccaed29ee9262a006ef5af04c06d9b6bc1eb");
+  for (std::size_t i = 1; i < image->size(); ++i) CHECK(image->key(i - 1) < image->key(i));
+  for (auto& p : fs::directory_iterator(cache_dir)) CHECK(p.path().filename() == "file-hashes.bin");
 
   // Another instance (another process) reads the file and hashes nothing.
   FileBackend again(Json::object(), no_racy_window());
@@ -183,13 +196,15 @@ TEST_CASE("a cache hit returns the cached hash without reading; racy or changed 
     d.ok(&V::configure, configure);
     CHECK(d.state(file.string())["sha256"] == real);
   }
+  const fs::path cache_file = cache_dir / "file-hashes.bin";
   // Rewrites the recorded hash and its hashing time, keeping the stat key.
   auto tamper = [&](int64_t hashed_after_change_ns) {
-    Json cache = Json::parse(read_file(cache_dir / "file-hashes.json"));
-    Json& e = cache[file.string()];
-    e[4] = fake;
-    e[5] = std::max(e[1].get<int64_t>(), e[2].get<int64_t>()) + hashed_after_change_ns;
-    write_file(cache_dir / "file-hashes.json", cache.dump());
+    auto image = CacheImage::open(cache_file.string());
+    REQUIRE(image->size() == 1);
+    HashEntry e = image->entry(0);
+    e.sha256.fill(0xff);
+    e.hashed_at_ns = std::max(e.stat.mtime_ns, e.stat.ctime_ns) + hashed_after_change_ns;
+    write_file(cache_file, CacheImage::serialize(nullptr, {{file.string(), e}}));
   };
   auto fresh_state = [&] {
     FileBackend b(Json::object());
@@ -205,8 +220,119 @@ TEST_CASE("a cache hit returns the cached hash without reading; racy or changed 
   set_mtime(file, 12345);  // the stat key moved: read again
   CHECK(fresh_state() == real);
   // A corrupt cache counts as empty.
-  write_file(cache_dir / "file-hashes.json", "{not json");
+  write_file(cache_file, "{not json");
   CHECK(fresh_state() == real);
+}
+
+// The cache lives in the checkout: a clone, another program or a torn disk may have written
+// it. Whatever its bytes, the worst they may cost is reading the files again: a wrong hash
+// is served only for a record whose key and stat match exactly, as a true one would.
+TEST_CASE("a truncated, corrupt or hostile cache file costs a rehash, never a wrong hash") {
+  TempDir tmp;
+  for (int i = 0; i < 5; ++i) write_file(tmp.path / "d" / ("f" + std::to_string(i)), "content " + std::to_string(i));
+  fs::path cache_dir = tmp.path / "cache";
+  const fs::path cache_file = cache_dir / "file-hashes.bin";
+  Json configure{{"cache_dir", cache_dir.string()}};
+  Json expected;
+  {
+    FileBackend b(Json::object(), no_racy_window());
+    Driver d(b);
+    d.ok(&V::configure, configure);
+    expected = d.state((tmp.path / "d").string());
+  }
+  const std::string good = read_file(cache_file);
+  auto image = CacheImage::open(cache_file.string());
+  REQUIRE(image->size() == 5);
+  // What a fresh process makes of the file as `bytes` leaves it: its state, and how many
+  // files it read.
+  auto run = [&](const std::string& bytes) {
+    write_file(cache_file, bytes);
+    FileBackend b(Json::object(), no_racy_window());
+    Driver d(b);
+    d.ok(&V::configure, configure);
+    CHECK(d.state((tmp.path / "d").string()) == expected);
+    return b.files_hashed();
+  };
+  CHECK(run(good) == 0);
+
+  // Cut anywhere: the header no longer matches the size, and everything is read again.
+  for (std::size_t cut : {std::size_t(0), std::size_t(7), std::size_t(31), std::size_t(32), std::size_t(100),
+                          good.size() / 2, good.size() - 1})
+    CHECK(run(good.substr(0, cut)) == 5);
+  CHECK(run(good + "x") == 5);
+  // A header claiming more records than the file has, or a path area past its end.
+  std::string bad = good;
+  bad[16] = '\x7f';
+  CHECK(run(bad) == 5);
+  bad = good;
+  bad[24] = static_cast<char>(bad[24] + 1);
+  CHECK(run(bad) == 5);
+  // Another format or byte order.
+  bad = good;
+  bad[8] = static_cast<char>(bad[8] ^ 1);
+  CHECK(run(bad) == 5);
+  CHECK(run("{\"" + (tmp.path / "d" / "f0").string() + "\": [9, 0, 0, 0, \"" + std::string(64, 'f') + "\", 0]}") == 5);
+
+  // Records whose path offsets point outside the path area, or past other records: misses.
+  std::map<std::string, HashEntry, std::less<>> all;
+  for (std::size_t i = 0; i < image->size(); ++i) all.emplace(std::string(image->key(i)), image->entry(i));
+  bad = good;
+  const std::size_t records = 32, record = 80;
+  for (std::size_t i = 0; i < 5; ++i) bad[records + i * record + 3] = '\x7f';  // offsets 2^31 and more
+  CHECK(run(bad) == 5);
+  bad = good;
+  for (std::size_t i = 0; i < 5; ++i) bad[records + i * record + 4] = '\x7f';  // lengths into other paths or past the end
+  CHECK(run(bad) == 5);
+
+  // Records out of order: still no wrong hash; found or not, each file gets its true one.
+  bad = good;
+  std::swap_ranges(bad.begin() + records, bad.begin() + records + record, bad.begin() + records + 4 * record);
+  CHECK(run(bad) <= 5);
+  // and the next save writes a sorted file again.
+  auto resaved = CacheImage::open(cache_file.string());
+  for (std::size_t i = 1; i < resaved->size(); ++i) CHECK(resaved->key(i - 1) < resaved->key(i));
+
+  // A record with the right key and a wrong stat (any field) is a miss: the file is read.
+  for (int field = 0; field < 4; ++field) {
+    auto copy = all;
+    HashEntry& e = copy.begin()->second;
+    e.sha256.fill(0xee);
+    (field == 0 ? e.stat.size : field == 1 ? reinterpret_cast<uint64_t&>(e.stat.mtime_ns)
+                              : field == 2 ? reinterpret_cast<uint64_t&>(e.stat.ctime_ns)
+                                           : e.stat.inode) += 1;
+    CHECK(run(CacheImage::serialize(nullptr, copy)) == 1);
+  }
+  // A cache path that is not a regular file (a FIFO would block a plain open) counts as empty.
+  fs::remove(cache_file);
+  REQUIRE(::mkfifo(cache_file.c_str(), 0600) == 0);
+  {
+    FileBackend b(Json::object(), no_racy_window());
+    Driver d(b);
+    d.ok(&V::configure, configure);
+    CHECK(d.state((tmp.path / "d").string()) == expected);
+    CHECK(b.files_hashed() == 5);
+  }
+}
+
+TEST_CASE("the JSON cache of earlier versions is not read, and goes at the next save") {
+  TempDir tmp;
+  fs::path file = tmp.path / "f.txt";
+  write_file(file, "hello\n");
+  fs::path cache_dir = tmp.path / "cache";
+  // An old entry whose stat matches, with a wrong hash: were it read, it would be served.
+  struct stat st;
+  REQUIRE(::stat(file.c_str(), &st) == 0);
+  int64_t mtime = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  int64_t ctime = int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  Json old{{file.string(), {6, mtime, ctime, st.st_ino, std::string(64, 'f'), std::max(mtime, ctime) + 10'000'000'000}}};
+  write_file(cache_dir / "file-hashes.json", old.dump());
+  FileBackend b(Json::object());
+  Driver d(b);
+  d.ok(&V::configure, Json{{"cache_dir", cache_dir.string()}});
+  CHECK(d.state(file.string())["sha256"] == "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
+  CHECK(b.files_hashed() == 1);
+  CHECK(!fs::exists(cache_dir / "file-hashes.json"));
+  CHECK(fs::exists(cache_dir / "file-hashes.bin"));
 }
 
 TEST_CASE("diff through the plugin: listings, missing listings, files") {
@@ -412,7 +538,7 @@ TEST_CASE("concurrent fingerprints of shared and separate trees agree") {
     });
   for (auto& th : threads) th.join();
   CHECK(mismatches == 0);
-  CHECK(Json::parse(read_file(tmp.path / "cache" / "file-hashes.json")).size() == 200);
+  CHECK(CacheImage::open((tmp.path / "cache" / "file-hashes.bin").string())->size() == 200);
 }
 
 }  // namespace tether::file::test

@@ -114,6 +114,15 @@ class VcsAdapter {
   virtual bool is_dirty(const std::vector<std::string>& paths) const = 0;
   // Those of `paths` that the VCS tracks (a directory counts when it tracks a file in it).
   virtual std::vector<std::string> tracked(const std::vector<std::string>& paths) const = 0;
+  // What tracked() answers from, as a stamp: equal stamps mean an equal answer, once the
+  // stamp's state is older than a racy window (git: the index file's device, inode, size,
+  // mtime and ctime; git replaces the index by renaming a new file over it). nullopt when
+  // the VCS has no such stamp: then every caller asks tracked().
+  struct IndexStamp {
+    std::string id;
+    int64_t changed_ns = 0;  // the later of mtime and ctime
+  };
+  virtual std::optional<IndexStamp> index_stamp() const { return std::nullopt; }
 
   // ---- writes: commits, bookmarks and checkouts, history surgery ----
   // Through the VCS executable, so hooks, signing and identity apply (abandon() builds its

@@ -50,6 +50,7 @@ class FaultyVcs final : public vcs::VcsAdapter {
   std::vector<std::string> tracked(const std::vector<std::string>& paths) const override {
     return real_->tracked(paths);
   }
+  std::optional<IndexStamp> index_stamp() const override { return real_->index_stamp(); }
 
   // Every write is a step a test can make fail.
   std::optional<std::string> commit(const std::vector<std::string>& paths, const std::string& message) override {
