@@ -37,6 +37,11 @@ for t, d in schema["tables"].items():
     assert len(got) == len(want), (t, len(got), len(want))
     nonempty += bool(want)
     for w, g in zip(want, got):  # both in insertion order
+        if t == "tether_meta" and w.get("key") == "exported_at":
+            # two exports, each stamped with its own time (they may straddle a second)
+            assert g["key"] == "exported_at", g
+            datetime.datetime.fromisoformat(w["value"]), datetime.datetime.fromisoformat(g["value"])
+            continue
         for c in cols:
             v, x = w[c], g[c]
             if v is None:
