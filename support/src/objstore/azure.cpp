@@ -166,20 +166,12 @@ class AzureStore final : public Store {
     return meta_of(a, key);
   }
 
-  std::optional<std::string> get(const std::string& key, const std::optional<Range>& range,
-                                 const std::optional<std::string>& version, ObjectMeta* meta) override {
+  std::optional<std::string> fetch(const std::string& key, const std::optional<Range>& range,
+                                   const std::optional<std::string>& version, ObjectMeta* meta) override {
     Query q;
     if (version) q.emplace_back("versionid", *version);
     Headers h;
-    if (range) {
-      if (range->length && *range->length == 0) {
-        auto m = head(key, version);
-        if (!m) return std::nullopt;
-        if (meta) *meta = *m;
-        return std::string();
-      }
-      h.emplace_back("x-ms-range", range_header(*range));
-    }
+    if (range) h.emplace_back("x-ms-range", range_header(*range));
     HttpAnswer a = send("GET", key, q, h, {}, false);
     if (a.status == 404) {
       if (error_code(a) == "ContainerNotFound") throw failure(a, "GET", key);

@@ -26,14 +26,11 @@ class HttpStore final : public Store {
     return meta_of(a, key);
   }
 
-  std::optional<std::string> get(const std::string& key, const std::optional<Range>& range,
-                                 const std::optional<std::string>& version, ObjectMeta* meta) override {
+  std::optional<std::string> fetch(const std::string& key, const std::optional<Range>& range,
+                                   const std::optional<std::string>& version, ObjectMeta* meta) override {
     refuse_version(version);
     std::vector<std::pair<std::string, std::string>> h;
-    if (range) {
-      if (range->length && *range->length == 0) return head(key, version) ? std::optional<std::string>("") : std::nullopt;
-      h.emplace_back("range", range_header(*range));
-    }
+    if (range) h.emplace_back("range", range_header(*range));
     HttpAnswer a = send("GET", key, h);
     if (a.status == 404 || a.status == 410) return std::nullopt;
     if (a.status == 416) return std::string();

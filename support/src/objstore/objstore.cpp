@@ -353,6 +353,17 @@ Environment Environment::process() {
 
 // ---- paging ------------------------------------------------------------------------------
 
+std::optional<std::string> Store::get(const std::string& key, const std::optional<Range>& range,
+                                      const std::optional<std::string>& version, ObjectMeta* meta) {
+  if (range && range->length && *range->length == 0) {
+    std::optional<ObjectMeta> m = head(key, version);
+    if (!m) return std::nullopt;
+    if (meta) *meta = *m;
+    return std::string();
+  }
+  return fetch(key, range, version, meta);
+}
+
 std::vector<ObjectMeta> Store::list_all(const std::string& prefix, const ListProgress& progress) {
   std::vector<ObjectMeta> out;
   std::optional<std::string> token;

@@ -272,20 +272,12 @@ class S3Store final : public Store {
     return meta_of(a, key);
   }
 
-  std::optional<std::string> get(const std::string& key, const std::optional<Range>& range,
-                                 const std::optional<std::string>& version, ObjectMeta* meta) override {
+  std::optional<std::string> fetch(const std::string& key, const std::optional<Range>& range,
+                                   const std::optional<std::string>& version, ObjectMeta* meta) override {
     std::map<std::string, std::string> q;
     if (version) q["versionId"] = *version;
     std::vector<std::pair<std::string, std::string>> h;
-    if (range) {
-      if (range->length && *range->length == 0) {
-        auto m = head(key, version);
-        if (!m) return std::nullopt;
-        if (meta) *meta = *m;
-        return std::string();
-      }
-      h.emplace_back("range", range_header(*range));
-    }
+    if (range) h.emplace_back("range", range_header(*range));
     HttpAnswer a = send("GET", key, q, h, {}, false);
     if (a.status == 404 || (version && a.status == 400 && error_code(a) == "InvalidArgument")) {
       if (error_code(a) == "NoSuchBucket") throw failure(a, "GET", key);

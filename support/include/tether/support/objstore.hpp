@@ -162,10 +162,10 @@ class Store {
   virtual std::optional<ObjectMeta> head(const std::string& key, const std::optional<std::string>& version = {}) = 0;
 
   // The object's bytes (a range of them), or nullopt when the key (or version) does not
-  // exist. `meta`, when given, receives what the answer said about the object.
-  virtual std::optional<std::string> get(const std::string& key, const std::optional<Range>& range = {},
-                                         const std::optional<std::string>& version = {},
-                                         ObjectMeta* meta = nullptr) = 0;
+  // exist. `meta`, when given, receives what the answer said about the object. A range of
+  // length 0 is a HEAD (no store answers an empty Range header); the rest is fetch().
+  std::optional<std::string> get(const std::string& key, const std::optional<Range>& range = {},
+                                 const std::optional<std::string>& version = {}, ObjectMeta* meta = nullptr);
 
   // Writes the object. Throws StoreError{PreconditionFailed} when the condition fails.
   virtual PutResult put(const std::string& key, std::string_view body, const PutCondition& condition = {}) = 0;
@@ -187,6 +187,11 @@ class Store {
 
   // Every object under `prefix` (no delimiter), paging through the whole listing.
   std::vector<ObjectMeta> list_all(const std::string& prefix, const ListProgress& progress = {});
+
+ protected:
+  // get() of a whole object, or of a range of at least one byte.
+  virtual std::optional<std::string> fetch(const std::string& key, const std::optional<Range>& range,
+                                           const std::optional<std::string>& version, ObjectMeta* meta) = 0;
 };
 
 // Opens the store `location` names with `options` (from secrets and the committed safe
