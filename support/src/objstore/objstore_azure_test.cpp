@@ -10,8 +10,11 @@
 #include <thread>
 
 #include "tether/support/objstore.hpp"
+#include "tether/testing/objstore.hpp"
 
 using namespace tether::support::objstore;
+
+using tether::testing::kind_of;
 
 namespace {
 
@@ -42,17 +45,6 @@ std::unique_ptr<Store> container(const std::string& stem, const Options& o = opt
   auto s = open(*parse_location("az://" + name + "/"), o, e);
   if (create) s->create_bucket();
   return s;
-}
-
-ErrorKind kind_of(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const StoreError& e) {
-    if (message) *message = e.what();
-    return e.kind();
-  }
-  FAIL("no StoreError");
-  return ErrorKind::Other;
 }
 
 }  // namespace

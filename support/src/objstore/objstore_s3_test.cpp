@@ -16,11 +16,14 @@
 #include <nlohmann/json.hpp>
 
 #include "tether/support/objstore.hpp"
+#include "tether/testing/objstore.hpp"
 #include "tether/support/process.hpp"
 #include "tether/testing/s3.hpp"
 
 using namespace tether::support;
 using namespace tether::support::objstore;
+
+using tether::testing::kind_of;
 
 namespace {
 
@@ -47,17 +50,6 @@ Environment no_env() {
 
 std::unique_ptr<Store> store(const std::string& bucket, const Options& o = options(), const Environment& e = no_env()) {
   return open(*parse_location("s3://" + bucket + "/"), o, e);
-}
-
-ErrorKind kind_of(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const StoreError& e) {
-    if (message) *message = e.what();
-    return e.kind();
-  }
-  FAIL("no StoreError");
-  return ErrorKind::Other;
 }
 
 }  // namespace

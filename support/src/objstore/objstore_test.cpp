@@ -6,21 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include "tether/support/objstore.hpp"
+#include "tether/testing/objstore.hpp"
 #include "xml.hpp"
 
 using namespace tether::support::objstore;
 
-namespace {
+using tether::testing::kind_of;
 
-ErrorKind kind_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const StoreError& e) {
-    return e.kind();
-  }
-  FAIL("no StoreError");
-  return ErrorKind::Other;
-}
+namespace {
 
 std::string message_of(const std::function<void()>& f) {
   try {
