@@ -201,7 +201,7 @@ sdk::State FileBackend::fingerprint_remote(const sdk::Locator& locator, const Re
     sort_rows(*rows);
     std::string digest = rows_digest(*rows);
     Json state{{"type", "prefix"}, {"count", rows->size()}, {"size", total}, {"digest", digest}};
-    remember(digest, std::move(rows));
+    remember(digest, std::shared_ptr<const Rows>(std::move(rows)));
     return state;
   } catch (const objstore::StoreError& e) {
     throw remote_error(e, target);
@@ -227,34 +227,30 @@ sdk::State FileBackend::fingerprint_path(const std::string& path) {
 }
 
 sdk::State FileBackend::fingerprint_dir(const std::string& root) {
-  std::vector<WalkEntry> entries = walk_directory(root);
-  std::vector<HashJob> jobs;
-  jobs.reserve(entries.size());
-  for (const WalkEntry& e : entries)
-    if (e.is_file) jobs.push_back(HashJob{join_path(root, e.rel), e.stat, {}});
-  cache_.fill(jobs);
-
-  auto rows = std::make_shared<Rows>();
-  rows->reserve(entries.size());
+  auto tree = std::make_shared<WalkTree>(walk_directory(root));
+  cache_.fill(root, *tree);
+  // The rows are already in (path, token) order: the walk's order, and no path repeats.
+  RowsDigest digest;
   int64_t total = 0;
-  std::size_t j = 0;
-  for (WalkEntry& e : entries) {
-    if (e.is_file) {
-      int64_t size = static_cast<int64_t>(e.stat.size);
-      total += size;
-      rows->push_back(Row{std::move(e.rel), std::move(jobs[j++].sha256), size});
+  char token[8 + 64];
+  std::memcpy(token, "symlink:", 8);
+  tree->each([&](std::string_view rel, const WalkChild& c) {
+    if (c.kind == WalkChild::kFile) {
+      total += static_cast<int64_t>(c.stat.size);
+      hex_into(c.sha256.data(), c.sha256.size(), token + 8);
+      digest.add(rel, std::string_view(token + 8, 64));
     } else {
-      rows->push_back(Row{std::move(e.rel), std::move(e.link_token), 0});
+      hex_into(c.sha256.data(), c.sha256.size(), token + 8);
+      digest.add(rel, std::string_view(token, sizeof token));
     }
-  }
-  sort_rows(*rows);
-  std::string digest = rows_digest(*rows);
-  Json state{{"type", "dir"}, {"count", rows->size()}, {"size", total}, {"digest", digest}};
-  remember(digest, std::move(rows));
+  });
+  std::string hex = digest.hex();
+  Json state{{"type", "dir"}, {"count", tree->rows()}, {"size", total}, {"digest", hex}};
+  remember(hex, std::move(tree));
   return state;
 }
 
-void FileBackend::remember(const std::string& digest, std::shared_ptr<const Rows> rows) {
+void FileBackend::remember(const std::string& digest, Listed rows) {
   std::lock_guard lock(listings_mu_);
   for (auto it = listings_.begin(); it != listings_.end(); ++it)
     if (it->first == digest) {
@@ -265,14 +261,14 @@ void FileBackend::remember(const std::string& digest, std::shared_ptr<const Rows
   while (listings_.size() > kListingCache) listings_.pop_back();
 }
 
-std::shared_ptr<const Rows> FileBackend::recall(const std::string& digest) {
+FileBackend::Listed FileBackend::recall(const std::string& digest) {
   std::lock_guard lock(listings_mu_);
   for (auto it = listings_.begin(); it != listings_.end(); ++it)
     if (it->first == digest) {
       listings_.splice(listings_.begin(), listings_, it);
       return listings_.front().second;
     }
-  return nullptr;
+  return Listed{};
 }
 
 sdk::VerifyReport FileBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
@@ -353,16 +349,16 @@ Json FileBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
 std::optional<std::string> FileBackend::listing(sdk::Call& c, const sdk::StateRequest& r) {
   if (!is_listed(r.state)) return std::nullopt;
   std::string digest = sdk::get_string(r.state, "digest");
-  auto rows = recall(digest);
-  if (!rows) {
+  Listed rows = recall(digest);
+  if (std::visit([](const auto& p) { return !p; }, rows)) {
     // Another process made this state, or it was evicted: walk again, and describe the
     // directory only if it still holds exactly the recorded state.
     sdk::State now = fingerprint_locator(r.locator, &c);
     if (sdk::get_string(now, "digest") != digest) return std::nullopt;
     rows = recall(digest);
-    if (!rows) return std::nullopt;
+    if (std::visit([](const auto& p) { return !p; }, rows)) return std::nullopt;
   }
-  return render_listing(*rows);
+  return std::visit([](const auto& p) { return render_listing(*p); }, rows);
 }
 
 sdk::ObjectDiff FileBackend::diff(sdk::Call&, const sdk::DiffRequest& r) {

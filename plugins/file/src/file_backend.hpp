@@ -12,10 +12,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "hash_cache.hpp"
 #include "listing.hpp"
 #include "remote.hpp"
+#include "walk.hpp"
 #include "tether/sdk/backend.hpp"
 
 namespace tether::file {
@@ -64,8 +66,10 @@ class FileBackend : public sdk::Backend<FileBackend> {
   sdk::State fingerprint_path(const std::string& path);
   sdk::State fingerprint_dir(const std::string& root);
   std::optional<bool> only_marker_left(const std::string& path) const;
-  void remember(const std::string& digest, std::shared_ptr<const Rows> rows);
-  std::shared_ptr<const Rows> recall(const std::string& digest);
+  // A listing kept for listing(): a prefix's rows, or a directory's tree as walked.
+  using Listed = std::variant<std::shared_ptr<const Rows>, std::shared_ptr<const WalkTree>>;
+  void remember(const std::string& digest, Listed rows);
+  Listed recall(const std::string& digest);
 
   HashCache cache_;
   StoreCache stores_;
@@ -73,7 +77,7 @@ class FileBackend : public sdk::Backend<FileBackend> {
   // renders them without walking again.
   static constexpr std::size_t kListingCache = 16;
   std::mutex listings_mu_;
-  std::list<std::pair<std::string, std::shared_ptr<const Rows>>> listings_;
+  std::list<std::pair<std::string, Listed>> listings_;
 };
 
 }  // namespace tether::file

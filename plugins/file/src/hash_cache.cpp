@@ -63,22 +63,6 @@ std::string to_hex(const std::array<unsigned char, 32>& raw) {
   return out;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
-bool from_hex(const std::string& hex, std::array<unsigned char, 32>& raw) {
-  if (hex.size() != 64) return false;
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    raw[i] = static_cast<unsigned char>(hi << 4 | lo);
-  }
-  return true;
-}
-
 bool write_whole(const std::string& path, std::string_view bytes) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return false;
@@ -290,7 +274,7 @@ void HashCache::load_locked() {
 // The entry for `path`, from the overlay, else from the image. `cursor` is where the last
 // lookup ended in the image: the walk's order is the image's, so the next key is usually
 // right there and the binary search is the exception.
-const HashEntry* HashCache::find_locked(const std::string& path, std::size_t& cursor, HashEntry& scratch) const {
+const HashEntry* HashCache::find_locked(std::string_view path, std::size_t& cursor, HashEntry& scratch) const {
   if (!overlay_.empty())
     if (auto it = overlay_.find(path); it != overlay_.end()) return &it->second;
   if (!image_ || image_->size() == 0) return nullptr;
@@ -330,34 +314,63 @@ void HashCache::save() {
   }
 }
 
+bool HashCache::lookup_locked(std::string_view path, const FileStat& stat, std::size_t& cursor,
+                              unsigned char* out) const {
+  HashEntry scratch;
+  const HashEntry* e = find_locked(path, cursor, scratch);
+  if (!e) return false;
+  bool racy = e->hashed_at_ns - std::max(e->stat.mtime_ns, e->stat.ctime_ns) < racy_window_ns_;
+  if (e->stat != stat || racy) return false;
+  std::memcpy(out, e->sha256.data(), e->sha256.size());
+  return true;
+}
+
 void HashCache::fill(std::vector<HashJob>& jobs) {
-  std::vector<std::size_t> misses;
+  std::vector<std::array<unsigned char, 32>> raw(jobs.size());
+  std::vector<Miss> misses;
   {
     std::lock_guard lock(mu_);
     if (!loaded_) load_locked();
     std::size_t cursor = 0;
-    HashEntry scratch;
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      if (const HashEntry* e = find_locked(jobs[i].path, cursor, scratch)) {
-        bool racy = e->hashed_at_ns - std::max(e->stat.mtime_ns, e->stat.ctime_ns) < racy_window_ns_;
-        if (e->stat == jobs[i].stat && !racy) {
-          jobs[i].sha256 = to_hex(e->sha256);
-          continue;
-        }
-      }
-      misses.push_back(i);
-    }
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (!lookup_locked(jobs[i].path, jobs[i].stat, cursor, raw[i].data()))
+        misses.push_back({jobs[i].path, jobs[i].stat, raw[i].data()});
   }
-  if (misses.empty()) return;
+  hash_misses(misses);
+  for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].sha256 = to_hex(raw[i]);
+}
 
+void HashCache::fill(const std::string& root, WalkTree& tree) {
+  std::vector<Miss> misses;
+  {
+    std::lock_guard lock(mu_);
+    if (!loaded_) load_locked();
+    std::size_t cursor = 0;
+    std::string key = root.empty() || root.back() != '/' ? root + "/" : root;
+    const std::size_t prefix = key.size();
+    tree.each([&](std::string_view rel, WalkChild& c) {
+      if (c.kind != WalkChild::kFile) return;
+      key.resize(prefix);
+      key.append(rel);
+      if (!lookup_locked(key, c.stat, cursor, c.sha256.data())) misses.push_back({key, c.stat, c.sha256.data()});
+    });
+  }
+  hash_misses(misses);
+}
+
+void HashCache::hash_misses(std::vector<Miss>& misses) {
+  if (misses.empty()) return;
   // The time is taken before each read: a write during the read then makes the entry racy.
   std::vector<int64_t> hashed_at(misses.size());
   auto hash_one = [&](FileHasher& hasher, DirCursor& dir, std::size_t m) {
     hashed_at[m] = wall_ns();
-    const std::string& path = jobs[misses[m]].path;
+    const std::string& path = misses[m].path;
     const char* name = nullptr;
     int fd = dir.open_parent(path, name);
-    jobs[misses[m]].sha256 = name ? hasher.hash_file(path, fd, name) : hasher.hash_file(path);
+    if (name)
+      hasher.hash_file(misses[m].sha256, path, fd, name);
+    else
+      hasher.hash_file(misses[m].sha256, path);
   };
   if (misses.size() == 1) {
     FileHasher hasher;
@@ -391,9 +404,9 @@ void HashCache::fill(std::vector<HashJob>& jobs) {
   {
     std::lock_guard lock(mu_);
     for (std::size_t m = 0; m < misses.size(); ++m) {
-      const HashJob& job = jobs[misses[m]];
-      HashEntry e{job.stat, hashed_at[m], {}};
-      if (from_hex(job.sha256, e.sha256)) overlay_.insert_or_assign(job.path, e);
+      HashEntry e{misses[m].stat, hashed_at[m], {}};
+      std::memcpy(e.sha256.data(), misses[m].sha256, e.sha256.size());
+      overlay_.insert_or_assign(std::move(misses[m].path), e);
     }
     dirty_ = true;
   }

@@ -98,13 +98,26 @@ class HashCache {
   // otherwise by reading the file (several misses on up to 8 threads). Writes the cache
   // file once afterwards if anything was recorded. Throws sdk::BackendError on a read error.
   void fill(std::vector<HashJob>& jobs);
+  // The same for every file row of `tree`, whose paths are relative to `root`: fills each
+  // file child's sha256. The keys are built one at a time in one buffer.
+  void fill(const std::string& root, WalkTree& tree);
 
   // Files read since construction (tests: an unchanged tree reads none).
   uint64_t files_hashed() const { return files_hashed_.load(); }
 
  private:
+  // A file to read: its cache key (absolute path), its stat, where its hash goes.
+  struct Miss {
+    std::string path;
+    FileStat stat;
+    unsigned char* sha256;
+  };
   void load_locked();
-  const HashEntry* find_locked(const std::string& path, std::size_t& cursor, HashEntry& scratch) const;
+  const HashEntry* find_locked(std::string_view path, std::size_t& cursor, HashEntry& scratch) const;
+  // The cached hash of `path` into out[0..32) when the entry matches `stat` and is not racy.
+  bool lookup_locked(std::string_view path, const FileStat& stat, std::size_t& cursor, unsigned char* out) const;
+  // Hashes the misses (on up to 8 threads), records them and saves the file.
+  void hash_misses(std::vector<Miss>& misses);
   void save();
 
   const int64_t racy_window_ns_;

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
 #include <openssl/evp.h>
@@ -28,12 +29,8 @@ const EVP_MD* sha256_md() {
 }
 
 std::string to_hex(const unsigned char* p, std::size_t n) {
-  static const char* digits = "0123456789abcdef";
   std::string out(n * 2, '0');
-  for (std::size_t i = 0; i < n; ++i) {
-    out[2 * i] = digits[p[i] >> 4];
-    out[2 * i + 1] = digits[p[i] & 15];
-  }
+  hex_into(p, n, out.data());
   return out;
 }
 
@@ -45,6 +42,22 @@ struct Fd {
 };
 
 }  // namespace
+
+void hex_into(const unsigned char* raw, std::size_t n, char* out) {
+  static const char* digits = "0123456789abcdef";
+  for (std::size_t i = 0; i < n; ++i) {
+    out[2 * i] = digits[raw[i] >> 4];
+    out[2 * i + 1] = digits[raw[i] & 15];
+  }
+}
+
+void sha256_raw(std::string_view bytes, unsigned char* out) {
+  unsigned int len = 0;
+  unsigned char md[EVP_MAX_MD_SIZE];
+  if (EVP_Digest(bytes.data(), bytes.size(), md, &len, sha256_md(), nullptr) != 1 || len != 32)
+    throw std::runtime_error("SHA-256 failed");
+  std::memcpy(out, md, 32);
+}
 
 std::string sha256_hex(std::string_view bytes) {
   unsigned char out[EVP_MAX_MD_SIZE];
@@ -61,6 +74,12 @@ FileHasher::FileHasher() : ctx_(EVP_MD_CTX_new()), buffer_(kReadBuffer) {
 FileHasher::~FileHasher() { EVP_MD_CTX_free(ctx_); }
 
 std::string FileHasher::hash_file(const std::string& path, int dir_fd, const char* name) {
+  unsigned char raw[32];
+  hash_file(raw, path, dir_fd, name);
+  return to_hex(raw, sizeof raw);
+}
+
+void FileHasher::hash_file(unsigned char* raw, const std::string& path, int dir_fd, const char* name) {
   Fd f{::openat(dir_fd, name ? name : path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) throw sdk::BackendError("cannot read " + path + ": " + std::strerror(errno));
   if (EVP_DigestInit_ex2(ctx_, sha256_md(), nullptr) != 1) throw std::runtime_error("SHA-256 init failed");
@@ -76,24 +95,52 @@ std::string FileHasher::hash_file(const std::string& path, int dir_fd, const cha
   }
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (EVP_DigestFinal_ex(ctx_, out, &len) != 1) throw std::runtime_error("SHA-256 final failed");
-  return to_hex(out, len);
+  if (EVP_DigestFinal_ex(ctx_, out, &len) != 1 || len != 32) throw std::runtime_error("SHA-256 final failed");
+  std::memcpy(raw, out, 32);
 }
 
 std::string rows_digest(const std::vector<Row>& rows) {
-  crypto_generichash_state st;
-  constexpr std::size_t kSize = 16;
-  if (crypto_generichash_init(&st, nullptr, 0, kSize) != 0) throw std::runtime_error("BLAKE2b init failed");
-  static const unsigned char nul = 0;
-  for (const Row& r : rows) {
-    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(r.path.data()), r.path.size());
-    crypto_generichash_update(&st, &nul, 1);
-    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(r.token.data()), r.token.size());
-    crypto_generichash_update(&st, &nul, 1);
+  RowsDigest d;
+  for (const Row& r : rows) d.add(r.path, r.token);
+  return d.hex();
+}
+
+namespace {
+constexpr std::size_t kDigestSize = 16;
+constexpr std::size_t kDigestBuffer = 64 * 1024;
+crypto_generichash_state* state_of(unsigned char* p) { return reinterpret_cast<crypto_generichash_state*>(p); }
+}  // namespace
+
+// libsodium wants the state 64-byte aligned.
+RowsDigest::RowsDigest()
+    : state_(static_cast<unsigned char*>(::operator new(sizeof(crypto_generichash_state), std::align_val_t{64}))) {
+  if (crypto_generichash_init(state_of(state_), nullptr, 0, kDigestSize) != 0) {
+    ::operator delete(state_, std::align_val_t{64});
+    throw std::runtime_error("BLAKE2b init failed");
   }
-  unsigned char out[kSize];
-  crypto_generichash_final(&st, out, kSize);
-  return to_hex(out, kSize);
+  buffer_.reserve(kDigestBuffer);
+}
+
+RowsDigest::~RowsDigest() { ::operator delete(state_, std::align_val_t{64}); }
+
+void RowsDigest::flush() {
+  crypto_generichash_update(state_of(state_), reinterpret_cast<const unsigned char*>(buffer_.data()), buffer_.size());
+  buffer_.clear();
+}
+
+void RowsDigest::add(std::string_view path, std::string_view token) {
+  if (buffer_.size() + path.size() + token.size() + 2 > kDigestBuffer) flush();
+  buffer_.append(path);
+  buffer_ += '\0';
+  buffer_.append(token);
+  buffer_ += '\0';
+}
+
+std::string RowsDigest::hex() {
+  flush();
+  unsigned char out[kDigestSize];
+  crypto_generichash_final(state_of(state_), out, kDigestSize);
+  return to_hex(out, kDigestSize);
 }
 
 }  // namespace tether::file

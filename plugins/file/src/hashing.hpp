@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 
+#include <cstddef>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,10 @@ struct Row;
 
 // Lowercase hex SHA-256 of `bytes`.
 std::string sha256_hex(std::string_view bytes);
+// The raw SHA-256 of `bytes` into out[0..32).
+void sha256_raw(std::string_view bytes, unsigned char* out);
+// Lowercase hex of n raw bytes into out[0..2n).
+void hex_into(const unsigned char* raw, std::size_t n, char* out);
 
 // Hashes whole files. One per thread: it owns its context and read buffer.
 class FileHasher {
@@ -30,6 +36,8 @@ class FileHasher {
   // With `name`, the file opened is `name` in the open directory `dir_fd` (which must be
   // `path`'s directory): no walk of the whole path again for every file.
   std::string hash_file(const std::string& path, int dir_fd = AT_FDCWD, const char* name = nullptr);
+  // The same as raw bytes into out[0..32).
+  void hash_file(unsigned char* out, const std::string& path, int dir_fd = AT_FDCWD, const char* name = nullptr);
 
  private:
   evp_md_ctx_st* ctx_;
@@ -40,5 +48,22 @@ class FileHasher {
 // for every row in order, path UTF-8, NUL, token UTF-8, NUL; 32 lowercase hex characters.
 // `rows` must already be sorted by (path, token), as Python's sorted(pairs) orders them.
 std::string rows_digest(const std::vector<Row>& rows);
+
+// The same digest fed one row at a time, buffered: the hash's update is called per 64 KiB,
+// not four times per row.
+class RowsDigest {
+ public:
+  RowsDigest();
+  ~RowsDigest();
+  RowsDigest(const RowsDigest&) = delete;
+  RowsDigest& operator=(const RowsDigest&) = delete;
+  void add(std::string_view path, std::string_view token);
+  std::string hex();  // once, at the end
+
+ private:
+  void flush();
+  unsigned char* state_;  // libsodium's crypto_generichash_state, kept out of this header
+  std::string buffer_;
+};
 
 }  // namespace tether::file

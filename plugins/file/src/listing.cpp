@@ -4,11 +4,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <stdexcept>
 
+#include "hashing.hpp"
 #include "tether/sdk/error.hpp"
+#include "walk.hpp"
 #include "tether/sdk/json_limits.hpp"
 #include "tether/support/json_escape.hpp"
 
@@ -24,20 +27,41 @@ void sort_rows(Rows& rows) {
   if (!std::is_sorted(rows.begin(), rows.end(), less)) std::sort(rows.begin(), rows.end(), less);
 }
 
+namespace {
+
+void append_row(std::string& out, std::string_view path, std::string_view token, int64_t size) {
+  char num[24];
+  out += "{\"p\":";
+  support::append_json_string(out, path, support::JsonEscape::python_ascii);
+  out += ",\"k\":";
+  support::append_json_string(out, token, support::JsonEscape::python_ascii);
+  out += ",\"s\":";
+  auto res = std::to_chars(num, num + sizeof num, size);
+  out.append(num, res.ptr);
+  out += "}\n";
+}
+
+}  // namespace
+
 std::string render_listing(const Rows& rows) {
   std::string out;
   out.reserve(rows.size() * 112);
-  char num[24];
-  for (const Row& r : rows) {
-    out += "{\"p\":";
-    support::append_json_string(out, r.path, support::JsonEscape::python_ascii);
-    out += ",\"k\":";
-    support::append_json_string(out, r.token, support::JsonEscape::python_ascii);
-    out += ",\"s\":";
-    auto res = std::to_chars(num, num + sizeof num, r.size);
-    out.append(num, res.ptr);
-    out += "}\n";
-  }
+  for (const Row& r : rows) append_row(out, r.path, r.token, r.size);
+  return out;
+}
+
+std::string render_listing(const WalkTree& tree) {
+  std::string out;
+  out.reserve(tree.rows() * 112);
+  char token[8 + 64];
+  std::memcpy(token, "symlink:", 8);
+  tree.each([&](std::string_view rel, const WalkChild& c) {
+    hex_into(c.sha256.data(), c.sha256.size(), token + 8);
+    if (c.kind == WalkChild::kFile)
+      append_row(out, rel, std::string_view(token + 8, 64), static_cast<int64_t>(c.stat.size));
+    else
+      append_row(out, rel, std::string_view(token, sizeof token), 0);
+  });
   return out;
 }
 

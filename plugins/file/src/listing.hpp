@@ -27,6 +27,9 @@ void sort_rows(Rows& rows);
 // One line per row, `{"p":..,"k":..,"s":..}` in that key order, compact, Python's
 // ensure_ascii escaping, "\n" after every line including the last.
 std::string render_listing(const Rows& rows);
+// The same for a walked directory, whose file rows' hashes are filled in.
+class WalkTree;
+std::string render_listing(const WalkTree& tree);
 
 // path -> (token, size), later duplicates win; blank lines are skipped. Throws
 // sdk::BackendError on a malformed line, naming `side`.

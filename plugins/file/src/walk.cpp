@@ -13,7 +13,6 @@
 #include <mutex>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
 
 #include "hashing.hpp"
 #include "tether/sdk/error.hpp"
@@ -65,31 +64,28 @@ std::string join_path(const std::string& root, const std::string& rel) {
 
 namespace {
 
-// One child of a scanned directory. Children sort by name, with '/' appended to a
-// directory's: then a depth-first walk emits paths in plain byte order, because every path
-// below `d` starts with "d/" and no name contains '/'.
-struct Child {
-  bool is_dir = false;
-  std::size_t name_at = 0;  // where the name starts in entry.rel
-  WalkEntry entry;          // entry.rel is the full relative path; the rest only for rows
-  std::string_view name() const { return std::string_view(entry.rel).substr(name_at); }
+// Children sort by name, with '/' appended to a directory's: then a depth-first walk emits
+// paths in plain byte order, because every path below `d` starts with "d/" and no name
+// contains '/'.
+struct ChildLess {
+  const std::string* names;
+  bool operator()(const WalkChild& a, const WalkChild& b) const {
+    std::string_view x(names->data() + a.name_at, a.name_len), y(names->data() + b.name_at, b.name_len);
+    std::size_t n = std::min(x.size(), y.size());
+    if (int c = std::memcmp(x.data(), y.data(), n)) return c < 0;
+    // One name is a prefix of the other: what follows it is '/' for a directory, nothing
+    // for a file.
+    auto at = [](std::string_view s, bool dir, std::size_t i) -> int {
+      if (i < s.size()) return static_cast<unsigned char>(s[i]);
+      return i == s.size() && dir ? '/' : -1;
+    };
+    return at(x, a.kind == WalkChild::kDir, n) < at(y, b.kind == WalkChild::kDir, n);
+  }
 };
 
-bool child_less(const Child& a, const Child& b) {
-  std::string_view x = a.name(), y = b.name();
-  std::size_t n = std::min(x.size(), y.size());
-  if (int c = std::memcmp(x.data(), y.data(), n)) return c < 0;
-  // One name is a prefix of the other: what follows it is '/' for a directory, nothing
-  // for a file.
-  auto at = [](std::string_view s, bool dir, std::size_t i) -> int {
-    if (i < s.size()) return static_cast<unsigned char>(s[i]);
-    return i == s.size() && dir ? '/' : -1;
-  };
-  return at(x, a.is_dir, n) < at(y, b.is_dir, n);
-}
-
-// Reads and stats one directory (`rel_dir` below `root`), children sorted.
-std::vector<Child> scan_directory(const std::string& root, const std::string& rel_dir) {
+// Reads and stats one directory (`rel_dir` below `root`), children sorted; `files` and
+// `links` count its rows.
+WalkNode scan_directory(const std::string& root, const std::string& rel_dir, std::size_t& files, std::size_t& links) {
   std::string abs_dir = join_path(root, rel_dir);
   // Below the root, never follow a link: only real directories are descended.
   int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (rel_dir.empty() ? 0 : O_NOFOLLOW);
@@ -101,7 +97,8 @@ std::vector<Child> scan_directory(const std::string& root, const std::string& re
     ::close(fd);
     fail_at(abs_dir, err);
   }
-  std::vector<Child> children;
+  auto where = [&](const char* name) { return join_path(abs_dir, name); };  // errors only
+  WalkNode node;
   for (;;) {
     errno = 0;
     struct dirent* e = ::readdir(dir.d);
@@ -111,94 +108,113 @@ std::vector<Child> scan_directory(const std::string& root, const std::string& re
     }
     const char* name = e->d_name;
     if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-    std::string rel = rel_dir.empty() ? std::string(name) : rel_dir + "/" + name;
     unsigned char type = e->d_type;
     struct stat st;
     if (type == DT_UNKNOWN) {
-      if (::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) fail_at(join_path(root, rel), errno);
+      if (::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) fail_at(where(name), errno);
       type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
     }
     if (type != DT_DIR && type != DT_REG && type != DT_LNK) continue;  // fifo, socket, device
     if (!support::utf8::valid(name))
-      throw sdk::BackendError("file name is not valid UTF-8: " + join_path(root, rel) +
+      throw sdk::BackendError("file name is not valid UTF-8: " + where(name) +
                               "; rename it to fingerprint this directory");
-    Child c;
-    c.name_at = rel.size() - std::strlen(name);
     if (type == DT_REG) {
-      if (::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) fail_at(join_path(root, rel), errno);
+      if (::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) fail_at(where(name), errno);
       // Replaced by something else between readdir and stat: take what is there now.
       if (S_ISDIR(st.st_mode)) type = DT_DIR;
       else if (!S_ISREG(st.st_mode)) continue;
     }
+    if (rel_dir.empty() && type != DT_DIR && std::strcmp(name, kOwnerMarker) == 0) continue;  // the root marker only
+    WalkChild c;
+    std::size_t len = std::strlen(name);
+    c.name_at = static_cast<uint32_t>(node.names.size());
+    c.name_len = static_cast<uint32_t>(len);
     if (type == DT_DIR) {
-      c.is_dir = true;
-      c.entry.rel = std::move(rel);
-      children.push_back(std::move(c));
-      continue;
-    }
-    if (rel_dir.empty() && std::strcmp(name, kOwnerMarker) == 0) continue;  // the root marker only
-    if (type == DT_REG) {
-      c.entry.is_file = true;
-      c.entry.stat = to_stat(st);
+      c.kind = WalkChild::kDir;
+    } else if (type == DT_REG) {
+      c.stat = to_stat(st);
     } else if (::fstatat(fd, name, &st, 0) == 0 && S_ISREG(st.st_mode)) {
-      c.entry.is_file = true;  // a symlink to a regular file is read through
-      c.entry.stat = to_stat(st);
+      c.stat = to_stat(st);  // a symlink to a regular file is read through
     } else {
-      c.entry.link_token = "symlink:" + sha256_hex(read_link(fd, name, join_path(root, rel)));
+      c.kind = WalkChild::kLink;
+      sha256_raw(read_link(fd, name, where(name)), c.sha256.data());
     }
-    c.entry.rel = std::move(rel);
-    children.push_back(std::move(c));
+    if (node.names.size() + len > UINT32_MAX) throw sdk::BackendError("too many names in " + abs_dir);
+    node.names.append(name, len);
+    if (c.kind == WalkChild::kFile) ++files;
+    if (c.kind == WalkChild::kLink) ++links;
+    node.children.push_back(c);
   }
-  std::sort(children.begin(), children.end(), child_less);
-  return children;
+  std::sort(node.children.begin(), node.children.end(), ChildLess{&node.names});
+  return node;
 }
 
 constexpr unsigned kMaxScanThreads = 4;
 
 }  // namespace
 
-// Directories are scanned on a few threads (the stat calls dominate); the rows are then
-// assembled depth-first, already in sorted order.
-std::vector<WalkEntry> walk_directory(const std::string& root) {
-  std::unordered_map<std::string, std::vector<Child>> scans;
-  std::vector<std::string> queue{std::string()};
+// Directories are scanned on a few threads (the stat calls dominate); each becomes one node.
+WalkTree walk_directory(const std::string& root) {
+  WalkTree tree;
+  struct Pending {
+    std::string rel_dir;
+    uint32_t node;
+  };
+  std::vector<Pending> queue;
   std::mutex mu;
   std::condition_variable cv;
   std::size_t busy = 0;
   std::exception_ptr error;
+  // Under `mu`: stores a scanned node and queues its subdirectories as new nodes.
+  auto adopt = [&](const std::string& rel_dir, uint32_t id, WalkNode node) {
+    WalkNode& slot = tree.nodes[id];
+    slot = std::move(node);
+    for (WalkChild& c : slot.children) {
+      if (c.kind != WalkChild::kDir) continue;
+      if (tree.nodes.size() >= UINT32_MAX) throw sdk::BackendError("too many directories under " + root);
+      c.node = static_cast<uint32_t>(tree.nodes.size());
+      tree.nodes.emplace_back();
+      std::string sub = rel_dir;
+      if (!sub.empty()) sub += '/';
+      sub += slot.name(c);
+      queue.push_back({std::move(sub), c.node});
+    }
+  };
   auto worker = [&] {
+    std::size_t files = 0, links = 0;
     std::unique_lock lock(mu);
     for (;;) {
       cv.wait(lock, [&] { return !queue.empty() || busy == 0 || error; });
-      if (error || queue.empty()) return;
-      std::string rel_dir = std::move(queue.back());
+      if (error || queue.empty()) break;
+      Pending job = std::move(queue.back());
       queue.pop_back();
       ++busy;
       lock.unlock();
-      std::vector<Child> children;
+      WalkNode node;
       std::exception_ptr failed;
       try {
-        children = scan_directory(root, rel_dir);
+        node = scan_directory(root, job.rel_dir, files, links);
       } catch (...) {
         failed = std::current_exception();
       }
       lock.lock();
       --busy;
       if (failed && !error) error = failed;
-      for (const Child& c : children)
-        if (c.is_dir) queue.push_back(c.entry.rel);
-      scans.emplace(std::move(rel_dir), std::move(children));
+      if (!failed) {
+        try {
+          adopt(job.rel_dir, job.node, std::move(node));
+        } catch (...) {
+          if (!error) error = std::current_exception();
+        }
+      }
       cv.notify_all();
     }
+    tree.files += files;
+    tree.links += links;
   };
   // The first directory alone: a small tree needs no threads.
-  {
-    std::vector<Child> top = scan_directory(root, std::string());
-    queue.clear();
-    for (const Child& c : top)
-      if (c.is_dir) queue.push_back(c.entry.rel);
-    scans.emplace(std::string(), std::move(top));
-  }
+  tree.nodes.emplace_back();
+  adopt(std::string(), 0, scan_directory(root, std::string(), tree.files, tree.links));
   if (!queue.empty()) {
     unsigned n = std::max(1u, std::min(kMaxScanThreads, std::thread::hardware_concurrency()));
     if (queue.size() == 1) n = 1;
@@ -208,24 +224,7 @@ std::vector<WalkEntry> walk_directory(const std::string& root) {
     for (auto& t : threads) t.join();
     if (error) std::rethrow_exception(error);
   }
-
-  std::vector<WalkEntry> out;
-  struct Frame {
-    std::vector<Child>* children;
-    std::size_t next;
-  };
-  std::vector<Frame> stack{{&scans[std::string()], 0}};
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.next == f.children->size()) {
-      stack.pop_back();
-      continue;
-    }
-    Child& c = (*f.children)[f.next++];
-    if (c.is_dir) stack.push_back({&scans[c.entry.rel], 0});
-    else out.push_back(std::move(c.entry));
-  }
-  return out;
+  return tree;
 }
 
 }  // namespace tether::file

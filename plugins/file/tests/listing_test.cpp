@@ -17,7 +17,7 @@ TEST_CASE("listing lines are byte-identical to Python's json.dumps") {
   // json.dumps({"p": "\U0001F600\x7f\x01\"\\/\t", "k": "x", "s": 1}, separators=(",", ":"))
   Rows hard{{"\xf0\x9f\x98\x80\x7f\x01\"\\/\t", "x", 1}};
   CHECK(render_listing(hard) == "{\"p\":\"\\ud83d\\ude00\\u007f\\u0001\\\"\\\\/\\t\",\"k\":\"x\",\"s\":1}\n");
-  CHECK(render_listing({}) == "");
+  CHECK(render_listing(Rows{}) == "");
   Rows two{{"a", "k1", 0}, {"b", "k2", 12345678901}};
   CHECK(render_listing(two) == "{\"p\":\"a\",\"k\":\"k1\",\"s\":0}\n{\"p\":\"b\",\"k\":\"k2\",\"s\":12345678901}\n");
 }

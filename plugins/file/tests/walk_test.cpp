@@ -13,7 +13,7 @@ TEST_CASE("walk order is the byte order of full paths ('/' sorts between '.' and
   TempDir tmp;
   for (const char* p : {"a/x", "a/y/z", "a b", "a-b", "a.txt", "a0", "b", "\xc3\xa9", "A"}) write_file(tmp.path / p, p);
   std::vector<std::string> got;
-  for (const auto& e : walk_directory(tmp.path.string())) got.push_back(e.rel);
+  walk_directory(tmp.path.string()).each([&](std::string_view rel, const WalkChild&) { got.emplace_back(rel); });
   CHECK(got == std::vector<std::string>{"A", "a b", "a-b", "a.txt", "a/x", "a/y/z", "a0", "b", "\xc3\xa9"});
 }
 
@@ -28,11 +28,14 @@ TEST_CASE("a wide, deep tree walks completely and in order") {
     }
   std::sort(want.begin(), want.end());
   std::vector<std::string> got;
-  for (const auto& e : walk_directory(tmp.path.string())) {
-    CHECK(e.is_file);
-    got.push_back(e.rel);
-  }
+  WalkTree tree = walk_directory(tmp.path.string());
+  tree.each([&](std::string_view rel, const WalkChild& c) {
+    CHECK(c.kind == WalkChild::kFile);
+    got.emplace_back(rel);
+  });
   CHECK(got == want);
+  CHECK(tree.files == want.size());
+  CHECK(tree.links == 0);
   CHECK_THROWS(walk_directory((tmp.path / "missing").string()));
 }
 
