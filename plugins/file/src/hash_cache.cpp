@@ -63,19 +63,6 @@ std::string to_hex(const std::array<unsigned char, 32>& raw) {
   return out;
 }
 
-bool write_whole(const std::string& path, std::string_view bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return false;
-  bool ok = true;
-  for (std::size_t done = 0; ok && done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<std::size_t>(n);
-  }
-  return (::close(fd) == 0) && ok;
-}
-
 // The directory of the files one hashing thread reads, open: the misses come in the walk's
 // order, so consecutive files mostly share it, and each is opened by name in it (openat)
 // instead of by a path the kernel walks again. A directory that cannot be opened leaves the
@@ -195,61 +182,162 @@ std::size_t CacheImage::lower_bound(std::string_view k) const {
   return lo;
 }
 
-std::string CacheImage::serialize(const CacheImage* base,
-                                  const std::map<std::string, HashEntry, std::less<>>& overlay) {
-  struct Item {
-    std::string_view key;
-    HashEntry entry;
-  };
-  std::vector<Item> items;
-  std::size_t n = base ? base->size() : 0;
-  items.reserve(n + overlay.size());
+namespace {
+
+using Overlay = std::map<std::string, HashEntry, std::less<>>;
+
+// Calls f(key, entry) for the union of `base` (may be null) and `overlay` (which wins), in
+// key order; records of `base` out of order or out of range are dropped.
+template <class F>
+void merge_entries(const CacheImage* base, const Overlay& overlay, F&& f) {
+  std::size_t n = base ? base->size() : 0, i = 0;
   auto it = overlay.begin();
-  std::size_t i = 0;
-  auto last = [&] { return items.empty() ? std::string_view() : items.back().key; };
+  std::string_view last;
+  bool any = false;
   while (i < n || it != overlay.end()) {
     if (i < n) {
       std::string_view k = base->key(i);
-      if (k.empty() || (!items.empty() && k <= last())) {  // out of range or out of order
+      if (k.empty() || (any && k <= last)) {  // out of range or out of order
         ++i;
         continue;
       }
       if (it == overlay.end() || k < it->first) {
-        items.push_back({k, base->entry(i++)});
+        f(k, base->entry(i++));
+        last = k;
+        any = true;
         continue;
       }
       if (k == it->first) ++i;  // the overlay's entry is newer
     }
-    items.push_back({it->first, it->second});
+    f(std::string_view(it->first), it->second);
+    last = it->first;
+    any = true;
     ++it;
   }
-  std::size_t strings = 0, kept = 0;
-  for (; kept < items.size(); ++kept) {
-    if (strings + items[kept].key.size() > std::numeric_limits<uint32_t>::max()) break;
-    strings += items[kept].key.size();
-  }
-  std::string out(kHeaderSize + kept * kRecordSize + strings, '\0');
-  std::memcpy(out.data(), kMagic, sizeof kMagic);
-  store_at<uint32_t>(out.data() + 8, kByteOrder);
-  store_at<uint32_t>(out.data() + 12, static_cast<uint32_t>(kRecordSize));
-  store_at<uint64_t>(out.data() + 16, kept);
-  store_at<uint64_t>(out.data() + 24, strings);
-  char* rec = out.data() + kHeaderSize;
-  char* str = rec + kept * kRecordSize;
+}
+
+// How many entries the merge keeps (all, unless the path area would pass 4 GiB) and the size
+// of their path area.
+struct Layout {
+  std::size_t count = 0;
+  uint64_t strings = 0;
+  std::size_t bytes() const { return kHeaderSize + count * kRecordSize + static_cast<std::size_t>(strings); }
+};
+
+Layout layout_of(const CacheImage* base, const Overlay& overlay) {
+  Layout l;
+  bool full = false;
+  merge_entries(base, overlay, [&](std::string_view key, const HashEntry&) {
+    if (full || l.strings + key.size() > std::numeric_limits<uint32_t>::max()) {
+      full = true;
+      return;
+    }
+    ++l.count;
+    l.strings += key.size();
+  });
+  return l;
+}
+
+void put_header(char* h, const Layout& l) {
+  std::memcpy(h, kMagic, sizeof kMagic);
+  store_at<uint32_t>(h + 8, kByteOrder);
+  store_at<uint32_t>(h + 12, static_cast<uint32_t>(kRecordSize));
+  store_at<uint64_t>(h + 16, l.count);
+  store_at<uint64_t>(h + 24, l.strings);
+}
+
+void put_record(char* rec, uint32_t off, std::string_view key, const HashEntry& e) {
+  store_at<uint32_t>(rec, off);
+  store_at<uint32_t>(rec + 4, static_cast<uint32_t>(key.size()));
+  store_at<uint64_t>(rec + 8, e.stat.size);
+  store_at<int64_t>(rec + 16, e.stat.mtime_ns);
+  store_at<int64_t>(rec + 24, e.stat.ctime_ns);
+  store_at<uint64_t>(rec + 32, e.stat.inode);
+  store_at<int64_t>(rec + 40, e.hashed_at_ns);
+  std::memcpy(rec + 48, e.sha256.data(), e.sha256.size());
+}
+
+// Calls put_record for each of the first l.count merged entries, with its path's offset,
+// and g(key) for its path bytes.
+template <class R, class G>
+void emit(const CacheImage* base, const Overlay& overlay, const Layout& l, R&& record, G&& path) {
+  std::size_t k = 0;
   uint32_t off = 0;
-  for (std::size_t k = 0; k < kept; ++k, rec += kRecordSize) {
-    const Item& item = items[k];
-    store_at<uint32_t>(rec, off);
-    store_at<uint32_t>(rec + 4, static_cast<uint32_t>(item.key.size()));
-    store_at<uint64_t>(rec + 8, item.entry.stat.size);
-    store_at<int64_t>(rec + 16, item.entry.stat.mtime_ns);
-    store_at<int64_t>(rec + 24, item.entry.stat.ctime_ns);
-    store_at<uint64_t>(rec + 32, item.entry.stat.inode);
-    store_at<int64_t>(rec + 40, item.entry.hashed_at_ns);
-    std::memcpy(rec + 48, item.entry.sha256.data(), item.entry.sha256.size());
-    std::memcpy(str + off, item.key.data(), item.key.size());
-    off += static_cast<uint32_t>(item.key.size());
+  merge_entries(base, overlay, [&](std::string_view key, const HashEntry& e) {
+    if (k++ >= l.count) return;
+    record(off, key, e);
+    path(key);
+    off += static_cast<uint32_t>(key.size());
+  });
+}
+
+// A region of a file written in order through a buffer, with pwrite at its own offset.
+class RegionWriter {
+ public:
+  RegionWriter(int fd, uint64_t at) : fd_(fd), at_(at) { buf_.reserve(kFlushAt); }
+  char* grow(std::size_t n) {
+    if (buf_.size() + n > kFlushAt) flush();
+    buf_.resize(buf_.size() + n);
+    return buf_.data() + buf_.size() - n;
   }
+  void append(std::string_view b) { std::memcpy(grow(b.size()), b.data(), b.size()); }
+  bool flush() {
+    for (std::size_t done = 0; ok_ && done < buf_.size();) {
+      ssize_t n = ::pwrite(fd_, buf_.data() + done, buf_.size() - done, static_cast<off_t>(at_ + done));
+      if (n < 0 && errno == EINTR) continue;
+      ok_ = n > 0;
+      if (ok_) done += static_cast<std::size_t>(n);
+    }
+    at_ += buf_.size();
+    buf_.clear();
+    return ok_;
+  }
+
+ private:
+  static constexpr std::size_t kFlushAt = 1 << 20;
+  int fd_;
+  uint64_t at_;
+  bool ok_ = true;
+  std::string buf_;
+};
+
+// Writes the merge to `path` (created or truncated, never through a symlink) as it is made:
+// no copy of the whole file is held in memory.
+bool write_merged(const std::string& path, const CacheImage* base, const Overlay& overlay) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return false;
+  Layout l = layout_of(base, overlay);
+  char header[kHeaderSize];
+  put_header(header, l);
+  RegionWriter head(fd, 0), records(fd, kHeaderSize), paths(fd, kHeaderSize + l.count * kRecordSize);
+  head.append(std::string_view(header, sizeof header));
+  emit(
+      base, overlay, l, [&](uint32_t off, std::string_view key, const HashEntry& e) { put_record(records.grow(kRecordSize), off, key, e); },
+      [&](std::string_view key) { paths.append(key); });
+  bool ok = head.flush();
+  ok = records.flush() && ok;
+  ok = paths.flush() && ok;
+  return (::close(fd) == 0) && ok;
+}
+
+}  // namespace
+
+std::string CacheImage::serialize(const CacheImage* base, const Overlay& overlay) {
+  Layout l = layout_of(base, overlay);
+  std::string out(l.bytes(), '\0');
+  put_header(out.data(), l);
+  char* rec = out.data() + kHeaderSize;
+  char* str = rec + l.count * kRecordSize;
+  emit(
+      base, overlay, l,
+      [&](uint32_t off, std::string_view key, const HashEntry& e) {
+        put_record(rec, off, key, e);
+        rec += kRecordSize;
+      },
+      [&](std::string_view key) {
+        std::memcpy(str, key.data(), key.size());
+        str += key.size();
+      });
   return out;
 }
 
@@ -286,32 +374,26 @@ const HashEntry* HashCache::find_locked(std::string_view path, std::size_t& curs
 
 // Atomic replace: write a temporary file in the same directory, then rename it over the
 // target. A failed write only loses the cache, so it is not an error of the fingerprint.
-// The new bytes become the image at once, and the overlay is emptied.
+// The file is written from the image and the overlay as it is merged, under the lock (other
+// fills wait), and the image is then dropped: the next fill reads the new file.
 void HashCache::save() {
-  std::lock_guard save_lock(save_mu_);
-  std::shared_ptr<const CacheImage> img;
-  std::string dir;
-  {
-    std::lock_guard lock(mu_);
-    if (!dirty_ || dir_.empty()) return;
-    image_ = CacheImage::adopt(CacheImage::serialize(image_.get(), overlay_));
-    overlay_.clear();
-    dirty_ = false;
-    img = image_;
-    dir = dir_;
-  }
+  std::lock_guard lock(mu_);
+  if (!dirty_ || dir_.empty()) return;
+  if (!loaded_) load_locked();  // a save since this fill's lookups dropped the image: read it again
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::string target = join_path(dir, kCacheFileName);
-  std::string tmp = join_path(dir, ".file-hashes.bin." + std::to_string(::getpid()) + ".tmp");
-  bool ok = write_whole(tmp, img->bytes()) && std::rename(tmp.c_str(), target.c_str()) == 0;
-  if (ok) {
-    std::remove(join_path(dir, kOldCacheFileName).c_str());
-  } else {
+  std::filesystem::create_directories(dir_, ec);
+  std::string target = join_path(dir_, kCacheFileName);
+  std::string tmp = join_path(dir_, ".file-hashes.bin." + std::to_string(::getpid()) + ".tmp");
+  bool ok = write_merged(tmp, image_.get(), overlay_) && std::rename(tmp.c_str(), target.c_str()) == 0;
+  if (!ok) {
     std::remove(tmp.c_str());
-    std::lock_guard lock(mu_);
-    dirty_ = true;  // try again after the next fingerprint
+    return;  // dirty: tried again after the next fingerprint
   }
+  std::remove(join_path(dir_, kOldCacheFileName).c_str());
+  image_.reset();
+  overlay_.clear();
+  loaded_ = false;
+  dirty_ = false;
 }
 
 bool HashCache::lookup_locked(std::string_view path, const FileStat& stat, std::size_t& cursor,
@@ -403,10 +485,11 @@ void HashCache::hash_misses(std::vector<Miss>& misses) {
   files_hashed_ += misses.size();
   {
     std::lock_guard lock(mu_);
+    // A directory's misses come in key order: each goes in at the end, with no search.
     for (std::size_t m = 0; m < misses.size(); ++m) {
       HashEntry e{misses[m].stat, hashed_at[m], {}};
       std::memcpy(e.sha256.data(), misses[m].sha256, e.sha256.size());
-      overlay_.insert_or_assign(std::move(misses[m].path), e);
+      overlay_.insert_or_assign(overlay_.end(), std::move(misses[m].path), e);
     }
     dirty_ = true;
   }

@@ -127,7 +127,6 @@ class HashCache {
   bool dirty_ = false;
   std::shared_ptr<const CacheImage> image_;
   std::map<std::string, HashEntry, std::less<>> overlay_;  // recorded since the last save
-  std::mutex save_mu_;                                     // one writer of the file at a time
   std::atomic<uint64_t> files_hashed_{0};
 };
 
