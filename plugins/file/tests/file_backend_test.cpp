@@ -180,6 +180,16 @@ TEST_CASE("the stat cache: an unchanged tree is not read again, in or across pro
   set_mtime(tmp.path / "d" / "f3", 1000000);
   CHECK(d2.state((tmp.path / "d").string()) == s1);  // same bytes: same state
   CHECK(again.files_hashed() == 1);
+  // The save after that one miss kept every other entry, and the same instance reads the
+  // new file: nothing is read again, here or in a third instance.
+  CHECK(d2.state((tmp.path / "d").string()) == s1);
+  CHECK(again.files_hashed() == 1);
+  CHECK(CacheImage::open((cache_dir / "file-hashes.bin").string())->size() == 20);
+  FileBackend third(Json::object(), no_racy_window());
+  Driver d3(third);
+  d3.ok(&V::configure, configure);
+  CHECK(d3.state((tmp.path / "d").string()) == s1);
+  CHECK(third.files_hashed() == 0);
 }
 
 TEST_CASE("a cache hit returns the cached hash without reading; racy or changed entries are re-read") {
