@@ -4,6 +4,7 @@
 // their one-line descriptions. The command's own code is core/cli/<command>.cpp.
 // Errors: a TetherError prints `error: <message>` and exits 1; usage errors exit 2.
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -345,7 +346,16 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tether ") + TETHER_VERSION);
   app.fallthrough(false);
   Parsed parsed;
-  for (const auto& c : kCommands) c.define(*app.add_subcommand(c.name, c.description), parsed);
+  // Every command is listed, but only the invoked one declares its arguments: building all
+  // 26 option sets was about a sixth of a small `tether status`. With no command first (help,
+  // --version, a typo), all are declared, so help and suggestions see everything.
+  const char* invoked = argc > 1 ? argv[1] : "";
+  bool known = false;
+  for (const auto& c : kCommands) known = known || std::strcmp(c.name, invoked) == 0;
+  for (const auto& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    if (!known || std::strcmp(c.name, invoked) == 0) c.define(*sub, parsed);
+  }
 
   try {
     app.parse(argc, argv);
