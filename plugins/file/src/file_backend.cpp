@@ -227,8 +227,13 @@ sdk::State FileBackend::fingerprint_path(const std::string& path) {
 }
 
 sdk::State FileBackend::fingerprint_dir(const std::string& root) {
-  auto tree = std::make_shared<WalkTree>(walk_directory(root));
-  cache_.fill(root, *tree);
+  // Each directory's files are looked up, and the misses read, on the thread that scanned
+  // it, as soon as it is scanned: a cold tree is read while the walk goes on.
+  const std::string prefix = root.empty() || root.back() != '/' ? root + "/" : root;
+  auto tree = std::make_shared<WalkTree>(walk_directory(root, [&](const std::string& rel_dir, WalkNode& node) {
+    cache_.fill_dir(rel_dir.empty() ? prefix : prefix + rel_dir + "/", node);
+  }));
+  cache_.save();
   // The rows are already in (path, token) order: the walk's order, and no path repeats.
   RowsDigest digest;
   int64_t total = 0;

@@ -418,29 +418,32 @@ void HashCache::fill(std::vector<HashJob>& jobs) {
       if (!lookup_locked(jobs[i].path, jobs[i].stat, cursor, raw[i].data()))
         misses.push_back({jobs[i].path, jobs[i].stat, raw[i].data()});
   }
-  hash_misses(misses);
+  hash_misses(misses, kMaxHashThreads);
+  save();
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].sha256 = to_hex(raw[i]);
 }
 
-void HashCache::fill(const std::string& root, WalkTree& tree) {
+void HashCache::fill_dir(const std::string& prefix, WalkNode& node) {
   std::vector<Miss> misses;
   {
     std::lock_guard lock(mu_);
     if (!loaded_) load_locked();
     std::size_t cursor = 0;
-    std::string key = root.empty() || root.back() != '/' ? root + "/" : root;
-    const std::size_t prefix = key.size();
-    tree.each([&](std::string_view rel, WalkChild& c) {
-      if (c.kind != WalkChild::kFile) return;
-      key.resize(prefix);
-      key.append(rel);
+    std::string key = prefix;
+    for (WalkChild& c : node.children) {
+      if (c.kind != WalkChild::kFile) continue;
+      key.resize(prefix.size());
+      key.append(node.name(c));
       if (!lookup_locked(key, c.stat, cursor, c.sha256.data())) misses.push_back({key, c.stat, c.sha256.data()});
-    });
+    }
   }
-  hash_misses(misses);
+  // Other directories are scanned and read on the walk's other threads meanwhile; only a
+  // big directory gets threads of its own.
+  constexpr std::size_t kPerThread = 256;
+  hash_misses(misses, static_cast<unsigned>(std::min<std::size_t>(kMaxHashThreads / 2, misses.size() / kPerThread)));
 }
 
-void HashCache::hash_misses(std::vector<Miss>& misses) {
+void HashCache::hash_misses(std::vector<Miss>& misses, unsigned threads) {
   if (misses.empty()) return;
   // The time is taken before each read: a write during the read then makes the entry racy.
   std::vector<int64_t> hashed_at(misses.size());
@@ -454,12 +457,12 @@ void HashCache::hash_misses(std::vector<Miss>& misses) {
     else
       hasher.hash_file(misses[m].sha256, path);
   };
-  if (misses.size() == 1) {
+  if (threads <= 1 || misses.size() == 1) {
     FileHasher hasher;
     DirCursor dir;
-    hash_one(hasher, dir, 0);
+    for (std::size_t m = 0; m < misses.size(); ++m) hash_one(hasher, dir, m);
   } else {
-    unsigned n = static_cast<unsigned>(std::min<std::size_t>(kMaxHashThreads, misses.size()));
+    unsigned n = static_cast<unsigned>(std::min<std::size_t>(threads, misses.size()));
     std::atomic<std::size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr error;
@@ -485,7 +488,8 @@ void HashCache::hash_misses(std::vector<Miss>& misses) {
   files_hashed_ += misses.size();
   {
     std::lock_guard lock(mu_);
-    // A directory's misses come in key order: each goes in at the end, with no search.
+    // A directory's misses come in key order: after the first, each goes in next to the one
+    // before, with no search.
     for (std::size_t m = 0; m < misses.size(); ++m) {
       HashEntry e{misses[m].stat, hashed_at[m], {}};
       std::memcpy(e.sha256.data(), misses[m].sha256, e.sha256.size());
@@ -493,7 +497,6 @@ void HashCache::hash_misses(std::vector<Miss>& misses) {
     }
     dirty_ = true;
   }
-  save();
 }
 
 }  // namespace tether::file

@@ -3,12 +3,12 @@
 // and every thread: lookups and records happen under one lock; only the hashing of misses
 // runs outside it, in parallel.
 //
-// The file is not parsed on load: it is read into one buffer and looked up in place. It holds a header,
-// fixed-width records sorted by path, and the paths' bytes (see hash_cache.cpp). The jobs of
-// a directory come in the walk's order, which is the records' order, so a warm fill is one
-// merge of two sorted sequences: no per-entry allocation, no hashing of paths, and nothing to
-// free one by one at exit. Entries recorded in this process wait in a small sorted overlay
-// until the next save, which merges both into a new file.
+// The file is not parsed on load: it is read into one buffer and looked up in place. It holds
+// a header, fixed-width records sorted by path, and the paths' bytes (see hash_cache.cpp). A
+// directory's files come sorted, as the records are, so its lookups are one binary search and
+// then a walk forward: no per-entry allocation, no hashing of paths, and nothing to free one
+// by one at exit. Entries recorded in this process wait in a sorted overlay until the next
+// save, which writes the merge of both as a new file.
 #pragma once
 
 #include <array>
@@ -98,9 +98,14 @@ class HashCache {
   // otherwise by reading the file (several misses on up to 8 threads). Writes the cache
   // file once afterwards if anything was recorded. Throws sdk::BackendError on a read error.
   void fill(std::vector<HashJob>& jobs);
-  // The same for every file row of `tree`, whose paths are relative to `root`: fills each
-  // file child's sha256. The keys are built one at a time in one buffer.
-  void fill(const std::string& root, WalkTree& tree);
+  // The same for the file children of one scanned directory, whose cache keys are `prefix`
+  // (the directory's absolute path and a '/') and their names: fills each file child's
+  // sha256, reading the misses on this thread (a big directory's on a few). Does not save:
+  // call save() once the walk is done.
+  void fill_dir(const std::string& prefix, WalkNode& node);
+
+  // Writes the cache file if anything was recorded since the last save.
+  void save();
 
   // Files read since construction (tests: an unchanged tree reads none).
   uint64_t files_hashed() const { return files_hashed_.load(); }
@@ -116,9 +121,8 @@ class HashCache {
   const HashEntry* find_locked(std::string_view path, std::size_t& cursor, HashEntry& scratch) const;
   // The cached hash of `path` into out[0..32) when the entry matches `stat` and is not racy.
   bool lookup_locked(std::string_view path, const FileStat& stat, std::size_t& cursor, unsigned char* out) const;
-  // Hashes the misses (on up to 8 threads), records them and saves the file.
-  void hash_misses(std::vector<Miss>& misses);
-  void save();
+  // Hashes the misses (on up to `threads` threads) and records them.
+  void hash_misses(std::vector<Miss>& misses, unsigned threads);
 
   const int64_t racy_window_ns_;
   std::mutex mu_;  // guards everything below

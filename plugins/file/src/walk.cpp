@@ -153,8 +153,9 @@ constexpr unsigned kMaxScanThreads = 4;
 
 }  // namespace
 
-// Directories are scanned on a few threads (the stat calls dominate); each becomes one node.
-WalkTree walk_directory(const std::string& root) {
+// Directories are scanned on a few threads (the stat calls, and the hook's reads, dominate);
+// each becomes one node.
+WalkTree walk_directory(const std::string& root, const WalkHook& hook) {
   WalkTree tree;
   struct Pending {
     std::string rel_dir;
@@ -194,6 +195,7 @@ WalkTree walk_directory(const std::string& root) {
       std::exception_ptr failed;
       try {
         node = scan_directory(root, job.rel_dir, files, links);
+        if (hook) hook(job.rel_dir, node);
       } catch (...) {
         failed = std::current_exception();
       }
@@ -214,7 +216,9 @@ WalkTree walk_directory(const std::string& root) {
   };
   // The first directory alone: a small tree needs no threads.
   tree.nodes.emplace_back();
-  adopt(std::string(), 0, scan_directory(root, std::string(), tree.files, tree.links));
+  WalkNode top = scan_directory(root, std::string(), tree.files, tree.links);
+  if (hook) hook(std::string(), top);
+  adopt(std::string(), 0, std::move(top));
   if (!queue.empty()) {
     unsigned n = std::max(1u, std::min(kMaxScanThreads, std::thread::hardware_concurrency()));
     if (queue.size() == 1) n = 1;

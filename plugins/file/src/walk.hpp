@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -100,9 +101,15 @@ class WalkTree {
   }
 };
 
+// Called on the scanning thread for each directory as soon as it is scanned, before the
+// tree holds it: `rel_dir` is its path below the root ("" for the root). It may fill in the
+// children's hashes (the file backend hashes there, so reading overlaps the walk); what it
+// throws ends the walk.
+using WalkHook = std::function<void(const std::string& rel_dir, WalkNode& node)>;
+
 // The tree under `root` (an existing directory). Throws sdk::BackendError naming the path on
 // an unreadable directory or a name that is not UTF-8.
-WalkTree walk_directory(const std::string& root);
+WalkTree walk_directory(const std::string& root, const WalkHook& hook = {});
 
 // `root` joined with a relative path, as the cache keys paths.
 std::string join_path(const std::string& root, const std::string& rel);
