@@ -3,6 +3,7 @@
 #include "hashing.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -80,8 +81,14 @@ std::string FileHasher::hash_file(const std::string& path, int dir_fd, const cha
 }
 
 void FileHasher::hash_file(unsigned char* raw, const std::string& path, int dir_fd, const char* name) {
-  Fd f{::openat(dir_fd, name ? name : path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: a file the walk saw as regular may be a FIFO by now, and opening a FIFO
+  // with no writer would wait forever. It changes nothing for a regular file.
+  Fd f{::openat(dir_fd, name ? name : path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (f.fd < 0) throw sdk::BackendError("cannot read " + path + ": " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(f.fd, &st) != 0) throw sdk::BackendError("cannot read " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw sdk::BackendError("cannot read " + path + ": it is no longer a regular file (it changed during the walk); run the command again");
   if (EVP_DigestInit_ex2(ctx_, sha256_md(), nullptr) != 1) throw std::runtime_error("SHA-256 init failed");
   for (;;) {
     ssize_t n = ::read(f.fd, buffer_.data(), buffer_.size());

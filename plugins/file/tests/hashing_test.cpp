@@ -4,6 +4,8 @@
 //       h.update(name.encode()); h.update(b"\0"); h.update(token.encode()); h.update(b"\0")
 //   h.hexdigest()
 // (the reference's _digest_pairs).
+#include <sys/stat.h>
+
 #include <doctest/doctest.h>
 
 #include "hashing.hpp"
@@ -26,6 +28,23 @@ TEST_CASE("sha256 of bytes and of a file") {
   CHECK(hasher.hash_file((tmp.path / "big").string()) ==
         "2b98b70051781969f52a33c9cd0e8392bb7a634a92a3be4597b25e13feb41ee6");
   CHECK_THROWS_AS(hasher.hash_file((tmp.path / "missing").string()), sdk::BackendError);
+}
+
+// A file the walk saw as regular can be swapped for something else before it is read: a
+// FIFO with no writer must be refused at once, not waited on; a directory is refused too.
+TEST_CASE("a FIFO or a directory where a file was is one error naming it, never a hang") {
+  TempDir tmp;
+  fs::path fifo = tmp.path / "was-a-file";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  FileHasher hasher;
+  try {
+    hasher.hash_file(fifo.string());
+    FAIL("a FIFO was hashed");
+  } catch (const sdk::BackendError& e) {
+    CHECK(std::string(e.what()).find(fifo.string() + ": it is no longer a regular file") != std::string::npos);
+  }
+  fs::create_directory(tmp.path / "dir");
+  CHECK_THROWS_AS(hasher.hash_file((tmp.path / "dir").string()), sdk::BackendError);
 }
 
 TEST_CASE("directory digest: BLAKE2b-16 over path NUL token NUL, sorted") {
