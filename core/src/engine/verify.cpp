@@ -62,7 +62,8 @@ struct Verifier {
   void gather_history() {
     std::unordered_set<const vcs::FileMap*> seen_trees;
     std::unordered_map<const vcs::FileMap*, std::vector<const model::ObjectManifest*>> tree_manifests;
-    auto parsed = std::make_shared<std::unordered_map<std::string_view, std::optional<model::ObjectManifest>>>();
+    // Keyed by the shared text (vcs::Text::id): one blob is one object, no text is hashed.
+    auto parsed = std::make_shared<std::unordered_map<const std::string*, std::optional<model::ObjectManifest>>>();
     std::vector<std::shared_ptr<const vcs::FileMap>> files_keep;
     vcs::HistoryQuery q;
     q.all = true;
@@ -73,13 +74,13 @@ struct Verifier {
       if (seen_trees.insert(files.get()).second) {
         files_keep.push_back(files);
         for (const auto& [rel, text] : *files) {
-          auto it = parsed->find(text);
+          auto it = parsed->find(text.id());
           if (it == parsed->end()) {
             vcs::FileMap one{{rel, text}};
             auto parsed_one = parse_manifest_files(one, c.id);
             std::optional<model::ObjectManifest> m;
             if (!parsed_one.empty()) m = std::move(parsed_one.begin()->second);
-            it = parsed->emplace(std::string_view(text), std::move(m)).first;
+            it = parsed->emplace(text.id(), std::move(m)).first;
           }
           if (it->second) ms.push_back(&*it->second);  // else not a manifest
         }

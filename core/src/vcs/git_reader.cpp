@@ -294,7 +294,7 @@ std::shared_ptr<const FileMap> GitReader::flatten_tree(const git_oid& oid) const
         break;
       case GIT_FILEMODE_BLOB:
       case GIT_FILEMODE_BLOB_EXECUTABLE:
-        files->emplace(name, *blob_content(*git_tree_entry_id(e)));
+        files->emplace(name, Text(blob_content(*git_tree_entry_id(e))));  // shared, not copied
         break;
       default:  // symlinks and submodules carry no manifest
         break;
