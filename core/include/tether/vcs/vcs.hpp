@@ -53,8 +53,9 @@ class Text {
   std::shared_ptr<const std::string> p_;
 };
 
-// path (relative to the directory that was read) -> file content.
-using FileMap = std::map<std::string, Text>;
+// path (relative to the directory that was read) -> file content, sorted by path (as
+// std::map<std::string, Text> would be): one allocation per tree, not one node per file.
+using FileMap = std::vector<std::pair<std::string, Text>>;
 
 struct CommitInfo {
   std::string id;                    // full commit id
