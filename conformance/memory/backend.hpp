@@ -87,7 +87,7 @@ class MemoryBackendBase : public sdk::Backend<Derived> {
   }
 
   sdk::VerifyReport verify(Call&, const sdk::VerifyRequest& r) {
-    std::string name = system_name(r.locator);
+    system_name(r.locator);  // verify_in's checks, before the store is read
     snapshot_of(r.state);
     sdk::VerifyReport rep;
     read(r.locator, [&](Store& st) { rep = verify_in(st, r); });
@@ -108,7 +108,8 @@ class MemoryBackendBase : public sdk::Backend<Derived> {
         out[i] = sdk::failed_outcome(std::current_exception());
       }
     }
-    for (const auto& [path, items] : by_store) {
+    for (const auto& store : by_store) {
+      const std::vector<size_t>& items = store.second;  // a plain name: lambdas may capture it
       try {
         read(r.items[items.front()].locator, [&](Store& st) {
           for (size_t i : items) {
