@@ -87,22 +87,45 @@ class MemoryBackendBase : public sdk::Backend<Derived> {
   }
 
   sdk::VerifyReport verify(Call&, const sdk::VerifyRequest& r) {
-    std::string name = system_name(r.locator), want = snapshot_of(r.state);
+    system_name(r.locator);  // verify_in's checks, before the store is read
+    snapshot_of(r.state);
     sdk::VerifyReport rep;
-    read(r.locator, [&](Store& st) {
-      System& sys = st.system(name);
-      if (r.pin) {
-        auto t = sys.tags.find(r.pin->ref);
-        if (t == sys.tags.end()) rep = {sdk::VerifyStatus::Missing, "pin " + r.pin->ref + " is gone"};
-        else if (t->second != want) rep = {sdk::VerifyStatus::Drifted, "pin " + r.pin->ref + " points at " + t->second};
-        else rep = {sdk::VerifyStatus::Ok, ""};
-      } else if (sys.snapshots.count(want)) {
-        rep = {sdk::VerifyStatus::Ok, ""};
-      } else {
-        rep = {sdk::VerifyStatus::Missing, "snapshot " + want + " no longer exists"};
-      }
-    });
+    read(r.locator, [&](Store& st) { rep = verify_in(st, r); });
     return rep;
+  }
+
+  // The reference batch: every item checked as verify checks it, the items of one store
+  // under one read of it.
+  std::vector<sdk::VerifyOutcome> verify_many(Call&, const sdk::VerifyManyRequest& r) {
+    std::vector<sdk::VerifyOutcome> out(r.items.size());
+    std::map<std::string, std::vector<size_t>> by_store;
+    for (size_t i = 0; i < r.items.size(); ++i) {
+      try {
+        system_name(r.items[i].locator);
+        snapshot_of(r.items[i].state);
+        by_store[store_path(r.items[i].locator)].push_back(i);
+      } catch (...) {
+        out[i] = sdk::failed_outcome(std::current_exception());
+      }
+    }
+    for (const auto& store : by_store) {
+      const std::vector<size_t>& items = store.second;  // a plain name: lambdas may capture it
+      try {
+        read(r.items[items.front()].locator, [&](Store& st) {
+          for (size_t i : items) {
+            try {
+              out[i] = sdk::VerifyOutcome::of(verify_in(st, r.items[i]));
+            } catch (...) {
+              out[i] = sdk::failed_outcome(std::current_exception());
+            }
+          }
+        });
+      } catch (...) {
+        auto failed = sdk::failed_outcome(std::current_exception());
+        for (size_t i : items) out[i] = failed;
+      }
+    }
+    return out;
   }
 
   sdk::Pin pin(Call&, const sdk::PinRequest& r) {
@@ -357,6 +380,19 @@ class MemoryBackendBase : public sdk::Backend<Derived> {
   }
   template <class F> void read(const Json& locator, F&& fn) { access(locator, false, std::forward<F>(fn)); }
   template <class F> void modify(const Json& locator, F&& fn) { access(locator, true, std::forward<F>(fn)); }
+
+  static sdk::VerifyReport verify_in(Store& st, const sdk::VerifyRequest& r) {
+    std::string name = system_name(r.locator), want = snapshot_of(r.state);
+    System& sys = st.system(name);
+    if (r.pin) {
+      auto t = sys.tags.find(r.pin->ref);
+      if (t == sys.tags.end()) return {sdk::VerifyStatus::Missing, "pin " + r.pin->ref + " is gone"};
+      if (t->second != want) return {sdk::VerifyStatus::Drifted, "pin " + r.pin->ref + " points at " + t->second};
+      return {sdk::VerifyStatus::Ok, ""};
+    }
+    if (sys.snapshots.count(want)) return {sdk::VerifyStatus::Ok, ""};
+    return {sdk::VerifyStatus::Missing, "snapshot " + want + " no longer exists"};
+  }
 
   static Json payload(const System& sys, const std::string& snap) {
     auto it = sys.snapshots.find(snap);

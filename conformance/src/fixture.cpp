@@ -187,6 +187,7 @@ const std::vector<Case>& all_cases() {
     add_pin_cases(v);
     add_move_cases(v);
     add_create_cases(v);
+    add_verify_many_cases(v);
     add_library_cases(v);
     add_contract_cases(v);
     return v;

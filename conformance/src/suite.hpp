@@ -141,6 +141,7 @@ void add_observe_cases(std::vector<Case>& out);
 void add_pin_cases(std::vector<Case>& out);
 void add_move_cases(std::vector<Case>& out);
 void add_create_cases(std::vector<Case>& out);
+void add_verify_many_cases(std::vector<Case>& out);
 
 // ---- helpers for cases ----
 // The status name of a host error ("REF_MOVED"), or the C++ type for anything else.

@@ -68,7 +68,7 @@ struct Exporter {
   std::unordered_map<std::string, std::size_t> index;  // commit id -> position in `commits`
   std::string dir;                                      // .tether/objects in the VCS
   std::unordered_map<std::string, std::optional<Json>> identity_of;  // canonical [kind, locator]
-  std::unordered_map<std::string_view, std::shared_ptr<const ObjectCells>> by_text;
+  std::unordered_map<const std::string*, std::shared_ptr<const ObjectCells>> by_text;  // vcs::Text::id()
   std::unordered_map<const vcs::FileMap*, std::shared_ptr<const TreeRows>> by_tree;
   std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;  // by_text's keys point into them
   std::vector<std::shared_ptr<const TreeRows>> rows_of;         // per commit
@@ -189,12 +189,12 @@ struct Exporter {
     keep_files.push_back(files);
     auto rows = std::make_shared<TreeRows>();
     for (const auto& [rel, text] : *files) {
-      auto it = by_text.find(text);
+      auto it = by_text.find(text.id());
       if (it == by_text.end()) {
         vcs::FileMap one{{rel, text}};
         auto parsed = parse_manifest_files(one, commit);
         if (parsed.empty()) continue;  // not a manifest (no .toml)
-        it = by_text.emplace(std::string_view(text), object_cells(parsed.begin()->second)).first;
+        it = by_text.emplace(text.id(), object_cells(parsed.begin()->second)).first;
       }
       rows->objects.push_back(it->second);
     }

@@ -353,7 +353,7 @@ struct GcPlanner {
   void collect_history() {
     const std::string objects_rel = vcs_path(cx, ".tether/objects");
     std::unordered_set<const vcs::FileMap*> seen_trees;
-    std::unordered_set<std::string_view> seen_texts;  // views into keep_alive's texts
+    std::unordered_set<const std::string*> seen_texts;  // keep_alive's texts (a blob read once is one object)
     std::vector<std::shared_ptr<const vcs::FileMap>> keep_alive;
     for (const auto& c : cx.vcs->all_commit_ids()) {
       if (scope.exclude_commits.count(c)) continue;
@@ -362,7 +362,7 @@ struct GcPlanner {
       if (!seen_trees.insert(files.get()).second) continue;  // union of references: a tree counts once
       keep_alive.push_back(files);
       for (const auto& [rel, text] : *files) {
-        if (!seen_texts.insert(text).second) continue;  // a text names its key: the same text is the same manifest
+        if (!seen_texts.insert(text.id()).second) continue;  // a text names its key: the same text is the same manifest
         add_text(rel, text, c.substr(0, 12) + ":.tether/objects/" + rel, false);
       }
     }

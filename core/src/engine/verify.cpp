@@ -1,6 +1,8 @@
 // core/src/engine/verify.cpp: check that pins and recorded states still resolve (docs/cli.md,
 // `tether verify`). Identical (kind, identity, state, pin) records are verified once,
 // concurrently; a history walk reads each commit's manifests through the VCS's tree cache.
+#include <algorithm>
+#include <atomic>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -62,7 +64,8 @@ struct Verifier {
   void gather_history() {
     std::unordered_set<const vcs::FileMap*> seen_trees;
     std::unordered_map<const vcs::FileMap*, std::vector<const model::ObjectManifest*>> tree_manifests;
-    auto parsed = std::make_shared<std::unordered_map<std::string_view, std::optional<model::ObjectManifest>>>();
+    // Keyed by the shared text (vcs::Text::id): one blob is one object, no text is hashed.
+    auto parsed = std::make_shared<std::unordered_map<const std::string*, std::optional<model::ObjectManifest>>>();
     std::vector<std::shared_ptr<const vcs::FileMap>> files_keep;
     vcs::HistoryQuery q;
     q.all = true;
@@ -73,13 +76,13 @@ struct Verifier {
       if (seen_trees.insert(files.get()).second) {
         files_keep.push_back(files);
         for (const auto& [rel, text] : *files) {
-          auto it = parsed->find(text);
+          auto it = parsed->find(text.id());
           if (it == parsed->end()) {
             vcs::FileMap one{{rel, text}};
             auto parsed_one = parse_manifest_files(one, c.id);
             std::optional<model::ObjectManifest> m;
             if (!parsed_one.empty()) m = std::move(parsed_one.begin()->second);
-            it = parsed->emplace(std::string_view(text), std::move(m)).first;
+            it = parsed->emplace(text.id(), std::move(m)).first;
           }
           if (it->second) ms.push_back(&*it->second);  // else not a manifest
         }
@@ -128,17 +131,30 @@ struct Verifier {
     }
   }
 
-  // Records with equal identity (a locator spelled two ways) fold together too.
+  // Records with equal identity (a locator spelled two ways) fold together too. The
+  // identity depends on the kind and locator alone, so it is asked once per distinct locator
+  // (a long history names a few dozen locators in thousands of records).
   void fold_identities() {
     std::map<std::string, std::size_t> by_identity;
+    std::unordered_map<std::string, std::optional<std::string>> identities;  // kind + locator -> identity text
     job_slot.resize(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       const auto* m = jobs[j];
       std::string sig;
-      try {
+      std::string where = m->kind + '\0' + m->locator.dump();
+      auto known = identities.find(where);
+      if (known == identities.end()) {
+        std::optional<std::string> id;
+        try {
+          id = support::canonical_json(cx.backend(m->kind).identity(m->locator, m->key));
+        } catch (const std::exception&) {
+        }
+        known = identities.emplace(std::move(where), std::move(id)).first;
+      }
+      if (known->second) {
         Json pin = m->pin ? Json{{"id", m->pin->id}, {"ref", m->pin->ref}} : Json(nullptr);
-        sig = support::canonical_json(Json::array({m->kind, cx.backend(m->kind).identity(m->locator, m->key), *m->state, pin}));
-      } catch (const std::exception&) {
+        sig = support::canonical_json(Json::array({m->kind, *known->second, *m->state, pin}));
+      } else {
         sig = "job:" + std::to_string(j);  // verified (and fails) on its own
       }
       auto [it, inserted] = by_identity.emplace(sig, unique.size());
@@ -147,25 +163,66 @@ struct Verifier {
     }
   }
 
-  std::vector<Outcome<sdk::VerifyReport>> verify_unique() {
-    return fan_out<sdk::VerifyReport>(
-        unique.size(),
-        [&](std::size_t i) {
-          const auto* m = unique[i];
-          return cx.backend(m->kind).verify(m->locator, *m->state, m->pin, opt.deep, m->key);
-        },
-        opt.progress);
+  struct Answer {
+    std::optional<sdk::VerifyReport> report;
+    std::string message;  // why there is none
+  };
+
+  // The distinct records, in batches: each kind's records split into at most kMaxFanout
+  // batches verified concurrently, each one verify_many call (a plugin without it is asked
+  // once per record by the host).
+  std::vector<Answer> verify_unique() {
+    std::map<std::string, std::vector<std::size_t>> by_kind;
+    for (std::size_t i = 0; i < unique.size(); ++i) by_kind[unique[i]->kind].push_back(i);
+    struct Batch {
+      std::string kind;
+      std::vector<std::size_t> items;  // indexes into unique
+    };
+    std::vector<Batch> batches;
+    for (auto& [kind, items] : by_kind) {
+      std::size_t n = items.size(), parts = std::min(n, kMaxFanout), start = 0;
+      for (std::size_t p = 0; p < parts; ++p) {
+        std::size_t len = n / parts + (p < n % parts ? 1 : 0);
+        batches.push_back({kind, std::vector<std::size_t>(items.begin() + start, items.begin() + start + len)});
+        start += len;
+      }
+    }
+    std::vector<Answer> out(unique.size());
+    std::atomic<std::size_t> done{0};
+    auto outcomes = fan_out<bool>(batches.size(), [&](std::size_t b) {
+      const Batch& batch = batches[b];
+      std::vector<sdk::VerifyRequest> requests;
+      requests.reserve(batch.items.size());
+      for (std::size_t i : batch.items) {
+        const auto* m = unique[i];
+        requests.push_back({m->locator, *m->state, m->pin, opt.deep});
+      }
+      auto results = cx.backend(batch.kind).verify_many(requests);
+      for (std::size_t k = 0; k < batch.items.size(); ++k) {
+        auto& a = out[batch.items[k]];
+        if (results[k].report) a.report = std::move(*results[k].report);
+        else a.message = std::move(results[k].message);
+      }
+      std::size_t d = done.fetch_add(batch.items.size()) + batch.items.size();
+      if (opt.progress) opt.progress(d, unique.size());
+      return true;
+    });
+    for (std::size_t b = 0; b < batches.size(); ++b)
+      if (!outcomes[b].ok())
+        for (std::size_t i : batches[b].items) out[i].message = outcomes[b].message();
+    return out;
   }
 
-  void report(const std::vector<Outcome<sdk::VerifyReport>>& results) {
+  void report(const std::vector<Answer>& results) {
+    out.entries.reserve(targets.size());
     for (std::size_t i = 0; i < targets.size(); ++i) {
       const auto& r = results[job_slot[target_job[i]]];
       VerifyEntry e{targets[i].label, "unknown", ""};
-      if (r.ok()) {
-        e.status = sdk::verify_status_name(r.value->status);
-        e.message = r.value->message;
+      if (r.report) {
+        e.status = sdk::verify_status_name(r.report->status);
+        e.message = r.report->message;
       } else {
-        e.message = r.message();
+        e.message = r.message;
       }
       out.entries.push_back(std::move(e));
     }

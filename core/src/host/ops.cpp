@@ -47,6 +47,7 @@ constexpr OpInfo kOps[kOpCount] = {
     TETHER_OP(rename_working_ref, TETHER_CAP_FORK),
     TETHER_OP(promote_blockers, TETHER_CAP_PROMOTE | TETHER_CAP_MERGE),
     TETHER_OP(rewind, TETHER_CAP_PROMOTE),
+    TETHER_OP(verify_many, 0),
 };
 #undef TETHER_OP
 

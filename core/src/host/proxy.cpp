@@ -6,6 +6,7 @@
 
 #include "tether/sdk/json_limits.hpp"
 #include "tether/support/canonical_json.hpp"
+#include "tether/support/redact.hpp"
 
 namespace tether::host {
 
@@ -203,6 +204,65 @@ sdk::VerifyReport BackendProxy::verify(const sdk::Locator& locator, const sdk::S
                                        const std::optional<sdk::Pin>& pin, bool deep, std::string_view key) const {
   Json reply = call(Op::Verify, Json(sdk::VerifyRequest{locator, state, pin, deep}), key);
   return parse<sdk::VerifyReport>(Op::Verify, reply, key);
+}
+
+std::vector<sdk::VerifyOutcome> BackendProxy::verify_many(const std::vector<sdk::VerifyRequest>& items) const {
+  std::vector<sdk::VerifyOutcome> out;
+  out.reserve(items.size());
+  auto failed = [](const std::exception& e) {
+    const Failure* f = failure_of(e);
+    auto* b = dynamic_cast<const BackendError*>(&e);
+    return sdk::VerifyOutcome::failed(f ? f->status() : TETHER_E_BACKEND, b ? b->bare_message() : e.what());
+  };
+  if (items.empty()) return out;
+  if (!plugin_->has(Op::VerifyMany)) {
+    for (const auto& r : items) {
+      try {
+        out.push_back(sdk::VerifyOutcome::of(verify(r.locator, r.state, r.pin, r.deep)));
+      } catch (const std::bad_alloc&) {
+        throw;
+      } catch (const std::exception& e) {
+        out.push_back(failed(e));
+      }
+    }
+    return out;
+  }
+  auto every = [&](tether_status st, const std::string& message) {
+    out.assign(items.size(), sdk::VerifyOutcome::failed(st, message));
+    return std::move(out);
+  };
+  Json reply;
+  try {
+    reply = call(Op::VerifyMany, Json(sdk::VerifyManyRequest{items}), {});
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    auto f = failed(e);
+    return every(f.status, f.message);
+  }
+  auto results = reply.find("results");
+  if (results == reply.end() || !results->is_array())
+    return every(TETHER_E_BACKEND, "verify_many sent a malformed reply: no \"results\" list");
+  if (results->size() != items.size())
+    return every(TETHER_E_BACKEND, "verify_many sent " + std::to_string(results->size()) + " results for " +
+                                       std::to_string(items.size()) + " items");
+  for (const auto& r : *results) {
+    sdk::VerifyOutcome o;
+    try {
+      o = r.get<sdk::VerifyOutcome>();
+    } catch (const std::exception& e) {
+      o = sdk::VerifyOutcome::failed(TETHER_E_BACKEND, std::string("verify_many sent a malformed result: ") + e.what());
+    }
+    if (!o.ok()) {
+      // As fail() messages are: redacted, one line, never empty.
+      o.message = support::redact_secrets(o.message);
+      for (char& c : o.message)
+        if (c == '\n' || c == '\r') c = ' ';
+      if (o.message.empty()) o.message = "verify failed";
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
 }
 
 Json BackendProxy::open(const sdk::Locator& locator, const sdk::Source& target, bool read_only,

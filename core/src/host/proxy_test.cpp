@@ -63,6 +63,54 @@ TEST_CASE("typed ops over the good plugin") {
   CHECK(b.list_pins(loc) == std::vector<std::string>{"c0fe5a1e.0123456789abcdef"});
 }
 
+namespace {
+// verify's answer alone, in verify_many's form.
+sdk::VerifyOutcome alone(const BackendProxy& b, const sdk::VerifyRequest& r) {
+  try {
+    return sdk::VerifyOutcome::of(b.verify(r.locator, r.state, r.pin, r.deep));
+  } catch (const tether::BackendError& e) {
+    const Failure* f = failure_of(e);
+    return sdk::VerifyOutcome::failed(f ? f->status() : TETHER_E_BACKEND, e.bare_message());
+  }
+}
+std::string show(const sdk::VerifyOutcome& o) { return Json(o).dump(); }
+}  // namespace
+
+TEST_CASE("verify_many answers item by item as verify does, batched or through the per-item fallback") {
+  Json loc = {{"uri", "mem://a"}};
+  sdk::Pin pin{"c0fe5a1e.1", "tether.c0fe5a1e.1", true};
+  std::vector<sdk::VerifyRequest> items{
+      {loc, Json{{"v", 1}}, pin, false},
+      {loc, Json{{"v", 1}}, std::nullopt, true},
+      {Json{{"fail", "cannot reach https://ann:hunter2@store.example/x\nsecond line"}}, Json{{"v", 1}}, pin, false},
+      {loc, Json{{"v", 2}}, sdk::Pin{"../../etc/passwd", "tether.../../etc/passwd", true}, false},
+  };
+
+  SUBCASE("an SDK plugin without its own verify_many: the SDK's slot loops over verify") {
+    auto b = load("good");
+    CHECK(b.has_op(Op::VerifyMany));
+    auto got = b.verify_many(items);
+    REQUIRE(got.size() == items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) CHECK(show(got[i]) == show(alone(b, items[i])));
+    CHECK(got[0].report->ok());
+    CHECK(got[1].report->message == "deep");
+    // The failing item fails alone, with its status, redacted and on one line.
+    REQUIRE_FALSE(got[2].ok());
+    CHECK(got[2].status == TETHER_E_IO);
+    CHECK(got[2].message.find("hunter2") == std::string::npos);
+    CHECK(got[2].message.find('\n') == std::string::npos);
+    CHECK(got[3].ok());
+    CHECK(b.verify_many({}).empty());
+  }
+  SUBCASE("a plugin built before the slot (NULL): the host calls verify once per item") {
+    auto b = load("misbehave");
+    CHECK_FALSE(b.has_op(Op::VerifyMany));
+    auto got = b.verify_many(items);
+    REQUIRE(got.size() == items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) CHECK(show(got[i]) == show(alone(b, items[i])));
+  }
+}
+
 TEST_CASE("history stops at the limit through emit()") {
   auto b = load("good");
   auto all = b.history(Json::object(), std::nullopt, 20);

@@ -285,21 +285,24 @@ std::shared_ptr<const FileMap> GitReader::flatten_tree(const git_oid& oid) const
   Tree tree(raw);
   ++stats_.trees_read;
   auto files = std::make_shared<FileMap>();
+  files->reserve(git_tree_entrycount(tree.get()));
   for (std::size_t i = 0, n = git_tree_entrycount(tree.get()); i < n; ++i) {
     const git_tree_entry* e = git_tree_entry_byindex(tree.get(), i);
     std::string name = git_tree_entry_name(e);
     switch (git_tree_entry_filemode(e)) {
       case GIT_FILEMODE_TREE:
-        for (const auto& [path, content] : *flatten_tree(*git_tree_entry_id(e))) files->emplace(name + "/" + path, content);
+        for (const auto& [path, content] : *flatten_tree(*git_tree_entry_id(e))) files->emplace_back(name + "/" + path, content);
         break;
       case GIT_FILEMODE_BLOB:
       case GIT_FILEMODE_BLOB_EXECUTABLE:
-        files->emplace(name, *blob_content(*git_tree_entry_id(e)));
+        files->emplace_back(name, Text(blob_content(*git_tree_entry_id(e))));  // shared, not copied
         break;
       default:  // symlinks and submodules carry no manifest
         break;
     }
   }
+  // git orders a directory `d` as "d/", so "d/x" may come before "d-1": sort by path.
+  std::sort(files->begin(), files->end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::shared_ptr<const FileMap> result = std::move(files);
   trees_.emplace(std::move(k), result);
   return result;

@@ -239,6 +239,18 @@ typedef struct tether_backend_vtable {
    *   ancestor of its head, conditional on `expected` (undo of a promote). */
   tether_op promote_blockers;
   tether_op rewind;
+  /* verify_many, optional (NULL: the host calls verify once per item, so a plugin built
+   * before this slot keeps working unchanged):
+   *   {"items": [{locator, state, "pin": {..}|null, "deep": bool}, ..]}
+   *   -> {"results": [r, ..]}: exactly one r per item, in the items' order. r is what verify
+   *   would have replied for that item alone ({"status", "message"}), or, where verify would
+   *   have failed, {"error": {"status": N, "message": ""}} with the status and one-line
+   *   message it would have failed with; one item's failure never fails the others. The
+   *   items may name many objects and many pins of one store: answer them in one pass where
+   *   the store allows (list the refs once, not one lookup per pin). A non-OK return fails
+   *   every item of the call. The host may send several batches concurrently when describe
+   *   says thread_safe. */
+  tether_op verify_many;
 } tether_backend_vtable;
 
 /* ---- the one exported symbol ---------------------------------------------------------- */

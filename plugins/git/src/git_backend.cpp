@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "landing.hpp"
 #include "tether/support/process.hpp"
@@ -280,7 +281,11 @@ sdk::VerifyReport GitBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
   std::string sha = state_sha(r.state);
   Target t = parse_target(r.locator);
   if (!exists(t.path)) return {sdk::VerifyStatus::Missing, "repository " + t.path + " not found"};
-  git_repository* repo = verify_repository(t);
+  return verify_in(t, verify_repository(t), r, sha);
+}
+
+sdk::VerifyReport GitBackend::verify_in(const Target& t, git_repository* repo, const sdk::VerifyRequest& r,
+                                        const std::string& sha) const {
   std::optional<git_oid> found;
   std::string target;
   if (r.pin) {
@@ -295,6 +300,46 @@ sdk::VerifyReport GitBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
   if (at.compare(0, sha.size(), sha) != 0)
     return {sdk::VerifyStatus::Drifted, target + " -> " + short_hex(*found) + ", expected " + sha.substr(0, 12)};
   return {sdk::VerifyStatus::Ok, ""};
+}
+
+// verify's steps item by item, in its order (the state's sha, the locator, the repository),
+// but each distinct locator is parsed, resolved, checked and opened once per call: those
+// path checks (symlinks resolved with a readlink per component) cost more than the lookup.
+std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::VerifyManyRequest& r) {
+  struct Place {
+    std::optional<Target> target;
+    git_repository* repo = nullptr;
+    bool missing = false;
+    std::exception_ptr error;  // what parsing or opening it threw
+  };
+  std::unordered_map<std::string, Place> places;
+  std::vector<sdk::VerifyOutcome> out;
+  out.reserve(r.items.size());
+  for (const auto& item : r.items) {
+    try {
+      std::string sha = state_sha(item.state);
+      auto [it, fresh] = places.try_emplace(item.locator.dump());
+      Place& p = it->second;
+      if (fresh) {
+        try {
+          p.target = parse_target(item.locator);
+          p.missing = !exists(p.target->path);
+          if (!p.missing) p.repo = verify_repository(*p.target);
+        } catch (...) {
+          p.error = std::current_exception();
+        }
+      }
+      if (p.error) std::rethrow_exception(p.error);
+      if (p.missing) {
+        out.push_back(sdk::VerifyOutcome::of({sdk::VerifyStatus::Missing, "repository " + p.target->path + " not found"}));
+        continue;
+      }
+      out.push_back(sdk::VerifyOutcome::of(verify_in(*p.target, p.repo, item, sha)));
+    } catch (...) {
+      out.push_back(sdk::failed_outcome(std::current_exception()));
+    }
+  }
+  return out;
 }
 
 sdk::Json GitBackend::open(sdk::Call&, const sdk::OpenRequest& r) {

@@ -38,6 +38,7 @@ class GitBackend : public sdk::Backend<GitBackend> {
   bool state_addressable(sdk::Call&, const sdk::StateRequest&);
   sdk::State fingerprint(sdk::Call&, const sdk::FingerprintRequest&);
   sdk::VerifyReport verify(sdk::Call&, const sdk::VerifyRequest&);
+  std::vector<sdk::VerifyOutcome> verify_many(sdk::Call&, const sdk::VerifyManyRequest&);
   sdk::Pin pin(sdk::Call&, const sdk::PinRequest&);
   void unpin(sdk::Call&, const sdk::UnpinRequest&);
   std::vector<std::string> list_pins(sdk::Call&, const sdk::LocatorRequest&);
@@ -117,6 +118,9 @@ class GitBackend : public sdk::Backend<GitBackend> {
   // packed-refs on every lookup, so a handle kept for the backend's lifetime sees new pins.
   // A handle is used by one thread at a time: the thread that made it.
   git_repository* verify_repository(const Target& t) const;
+  // verify's lookup, once the target is parsed and its repository open.
+  sdk::VerifyReport verify_in(const Target& t, git_repository* repo, const sdk::VerifyRequest& r,
+                              const std::string& sha) const;
 
   Library library_;  // first: libgit2 stays initialised until the cached handles are freed
   mutable std::mutex verify_mutex_;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "diff.hpp"
 #include "ids.hpp"
@@ -311,11 +313,11 @@ sdk::State IcechunkBackend::fingerprint(sdk::Call&, const sdk::FingerprintReques
   return state_of(source_id(repo, t, sdk::Source::base()));
 }
 
-sdk::VerifyReport IcechunkBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
-  Target t = target(r.locator);
-  std::string id = state_id(r.state);
-  if (!present(t)) return {sdk::VerifyStatus::Missing, "repository " + t.uri + " not found"};
-  Repository repo = open_repo(t);
+namespace {
+
+// verify's checks once the repository is open: the pin's live tag, then the snapshot.
+sdk::VerifyReport verify_in(const Repository& repo, const sdk::VerifyRequest& r, const std::string& id,
+                            const Target& t) {
   std::string note;
   if (r.pin) {
     // Through the newest live generation of the pin (docs/FORMAT.md#pin-ids-and-pin-refs).
@@ -327,6 +329,66 @@ sdk::VerifyReport IcechunkBackend::verify(sdk::Call&, const sdk::VerifyRequest& 
   SnapshotCheck check = check_snapshot(repo, id, r.deep);
   if (!check.ok) return {sdk::VerifyStatus::Missing, check.problem};
   return {sdk::VerifyStatus::Ok, note};
+}
+
+}  // namespace
+
+sdk::VerifyReport IcechunkBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
+  Target t = target(r.locator);
+  std::string id = state_id(r.state);
+  if (!present(t)) return {sdk::VerifyStatus::Missing, "repository " + t.uri + " not found"};
+  Repository repo = open_repo(t);
+  return verify_in(repo, r, id, t);
+}
+
+// verify item by item in its order (the locator, the state, the repository), but each
+// distinct repository is looked for and opened once per call, not once per pin: on an object
+// store that is a listing and a read of its refs per item saved.
+std::vector<sdk::VerifyOutcome> IcechunkBackend::verify_many(sdk::Call&, const sdk::VerifyManyRequest& r) {
+  struct Place {
+    std::optional<Target> target;
+    std::exception_ptr target_error;  // what target() threw
+    bool looked = false;              // present() and open_repo() ran
+    bool missing = false;
+    std::optional<Repository> repo;
+    std::exception_ptr open_error;
+  };
+  std::unordered_map<std::string, Place> places;
+  std::vector<sdk::VerifyOutcome> out;
+  out.reserve(r.items.size());
+  for (const auto& item : r.items) {
+    try {
+      auto [it, fresh] = places.try_emplace(item.locator.dump());
+      Place& p = it->second;
+      if (fresh) {
+        try {
+          p.target = target(item.locator);
+        } catch (...) {
+          p.target_error = std::current_exception();
+        }
+      }
+      if (p.target_error) std::rethrow_exception(p.target_error);
+      std::string id = state_id(item.state);
+      if (!p.looked) {
+        p.looked = true;
+        try {
+          p.missing = !present(*p.target);
+          if (!p.missing) p.repo.emplace(open_repo(*p.target));
+        } catch (...) {
+          p.open_error = std::current_exception();
+        }
+      }
+      if (p.open_error) std::rethrow_exception(p.open_error);
+      if (p.missing) {
+        out.push_back(sdk::VerifyOutcome::of({sdk::VerifyStatus::Missing, "repository " + p.target->uri + " not found"}));
+        continue;
+      }
+      out.push_back(sdk::VerifyOutcome::of(verify_in(*p.repo, item, id, *p.target)));
+    } catch (...) {
+      out.push_back(sdk::failed_outcome(std::current_exception()));
+    }
+  }
+  return out;
 }
 
 sdk::Pin IcechunkBackend::pin(sdk::Call&, const sdk::PinRequest& r) {

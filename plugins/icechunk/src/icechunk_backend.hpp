@@ -35,6 +35,7 @@ class IcechunkBackend : public sdk::Backend<IcechunkBackend> {
   bool state_addressable(sdk::Call&, const sdk::StateRequest&);
   sdk::State fingerprint(sdk::Call&, const sdk::FingerprintRequest&);
   sdk::VerifyReport verify(sdk::Call&, const sdk::VerifyRequest&);
+  std::vector<sdk::VerifyOutcome> verify_many(sdk::Call&, const sdk::VerifyManyRequest&);
   sdk::Pin pin(sdk::Call&, const sdk::PinRequest&);
   void unpin(sdk::Call&, const sdk::UnpinRequest&);
   std::vector<std::string> list_pins(sdk::Call&, const sdk::LocatorRequest&);

@@ -49,8 +49,9 @@ enum class Op : int {
   RenameWorkingRef,
   PromoteBlockers,
   Rewind,
+  VerifyMany,
 };
-inline constexpr int kOpCount = static_cast<int>(Op::Rewind) + 1;
+inline constexpr int kOpCount = static_cast<int>(Op::VerifyMany) + 1;
 
 // The slot's name in backend.h ("fingerprint", "delete_working_ref", ...).
 const char* op_name(Op op);

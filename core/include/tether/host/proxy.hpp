@@ -100,6 +100,11 @@ class BackendProxy {
                          std::string_view key = {}) const;
   sdk::VerifyReport verify(const sdk::Locator& locator, const sdk::State& state, const std::optional<sdk::Pin>& pin,
                            bool deep = false, std::string_view key = {}) const;
+  // One outcome per item, in order: verify's report, or the status and message the item's
+  // verify failed with (redacted, one line). One call to the plugin's verify_many; without
+  // that slot (a plugin built before it) verify once per item. A malformed batch reply
+  // fails every item of it, naming the problem.
+  std::vector<sdk::VerifyOutcome> verify_many(const std::vector<sdk::VerifyRequest>& items) const;
   // The native handle: {"address": ..., ...}.
   sdk::Json open(const sdk::Locator& locator, const sdk::Source& target = sdk::Source::base(), bool read_only = true,
                  std::string_view key = {}, bool with_password = false) const;

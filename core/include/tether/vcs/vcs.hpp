@@ -23,8 +23,39 @@
 
 namespace tether::vcs {
 
-// path (relative to the directory that was read) -> file content (raw bytes).
-using FileMap = std::map<std::string, std::string>;
+// A file's content (raw bytes), immutable and shared: every tree of a history walk that holds
+// the same blob holds the one copy the reader made of it, so a tree costs a pointer per file
+// instead of a copy of each text. Equal blobs are one object, so `id()` identifies a text
+// without hashing it (within one reader's walk). Reads like a const std::string.
+class Text {
+ public:
+  Text() : p_(none()) {}
+  Text(std::string s) : p_(std::make_shared<const std::string>(std::move(s))) {}  // NOLINT: implicit by design
+  Text(const char* s) : Text(std::string(s)) {}                                   // NOLINT
+  explicit Text(std::shared_ptr<const std::string> p) : p_(p ? std::move(p) : none()) {}
+
+  const std::string& str() const { return *p_; }
+  operator const std::string&() const { return *p_; }  // NOLINT
+  operator std::string_view() const { return *p_; }     // NOLINT
+  const std::string* id() const { return p_.get(); }
+  std::size_t size() const { return p_->size(); }
+  bool empty() const { return p_->empty(); }
+
+  friend bool operator==(const Text& a, const Text& b) { return a.p_ == b.p_ || *a.p_ == *b.p_; }
+  friend bool operator==(const Text& a, std::string_view b) { return *a.p_ == b; }
+  friend bool operator==(const Text& a, const char* b) { return *a.p_ == b; }
+
+ private:
+  static const std::shared_ptr<const std::string>& none() {
+    static const auto e = std::make_shared<const std::string>();
+    return e;
+  }
+  std::shared_ptr<const std::string> p_;
+};
+
+// path (relative to the directory that was read) -> file content, sorted by path (as
+// std::map<std::string, Text> would be): one allocation per tree, not one node per file.
+using FileMap = std::vector<std::pair<std::string, Text>>;
 
 struct CommitInfo {
   std::string id;                    // full commit id

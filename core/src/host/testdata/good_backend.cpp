@@ -56,6 +56,7 @@ class GoodBackend : public sdk::Backend<GoodBackend> {
   }
 
   sdk::VerifyReport verify(sdk::Call&, const sdk::VerifyRequest& r) {
+    if (r.locator.contains("fail")) throw sdk::IoError(r.locator["fail"].get<std::string>());
     return {r.pin ? sdk::VerifyStatus::Ok : sdk::VerifyStatus::Unknown, r.deep ? "deep" : ""};
   }
 

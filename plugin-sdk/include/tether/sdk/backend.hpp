@@ -18,10 +18,14 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <exception>
+#include <stdexcept>
 #include <cstring>
 #include <new>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "tether/backend.h"
 #include "tether/sdk/error.hpp"
@@ -110,6 +114,93 @@ inline void from_json(const Json&, Empty&) {}
 
 }  // namespace detail
 
+// The outcome of a batch item whose verify threw `e`: the status and one-line message the
+// single verify would have failed with (for a plugin's own verify_many).
+inline VerifyOutcome failed_outcome(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const Error& x) {
+    return VerifyOutcome::failed(x.status(), detail::one_line(x.what()));
+  } catch (const std::bad_alloc&) {
+    return VerifyOutcome::failed(TETHER_E_INTERNAL, "out of memory");
+  } catch (const std::exception& x) {
+    return VerifyOutcome::failed(TETHER_E_BACKEND, detail::one_line(x.what()));
+  } catch (...) {
+    return VerifyOutcome::failed(TETHER_E_INTERNAL, "unknown exception in backend");
+  }
+}
+
+namespace detail {
+
+// The verify_many slot: each item is parsed on its own (a malformed one is answered
+// INVALID_ARGUMENT, as verify would have been, and never reaches the plugin); the rest go to
+// `batch` (the plugin's verify_many) or, without one, to `one` (verify) item by item, each
+// item's exception becoming that item's failure.
+template <class Batch, class One>
+tether_status run_verify_many(tether_call* call, const char* request, size_t len, Batch&& batch, One&& one) noexcept {
+  try {
+    std::string why;
+    auto parsed = parse_json_bounded(std::string_view(request ? request : "", request ? len : 0), kMaxJsonMessageBytes,
+                                     &why, kMaxJsonWrappedNesting);
+    if (!parsed) return fail(call, TETHER_E_INVALID_ARGUMENT, "invalid request: " + why, nullptr);
+    if (!parsed->is_object()) return fail(call, TETHER_E_INVALID_ARGUMENT, "request is not a JSON object", nullptr);
+    auto items = parsed->find("items");
+    if (items == parsed->end() || !items->is_array())
+      return fail(call, TETHER_E_INVALID_ARGUMENT, "invalid request: 'items' must be a list", nullptr);
+    std::vector<VerifyOutcome> out(items->size());
+    VerifyManyRequest valid;
+    std::vector<size_t> where;  // valid.items[k] is item where[k]
+    for (size_t i = 0; i < items->size(); ++i) {
+      try {
+        const Json& item = (*items)[i];
+        if (!item.is_object()) throw std::invalid_argument("request is not a JSON object");
+        valid.items.push_back(item.get<VerifyRequest>());
+        where.push_back(i);
+      } catch (const std::bad_alloc&) {
+        throw;
+      } catch (const std::invalid_argument& e) {
+        out[i] = VerifyOutcome::failed(TETHER_E_INVALID_ARGUMENT, e.what());
+      } catch (const std::exception& e) {
+        out[i] = VerifyOutcome::failed(TETHER_E_INVALID_ARGUMENT, one_line((std::string("invalid request: ") + e.what()).c_str()));
+      }
+    }
+    parsed.reset();
+    Call c(call);
+    if constexpr (!std::is_same_v<std::decay_t<Batch>, std::nullptr_t>) {
+      std::vector<VerifyOutcome> got = batch(c, valid);
+      if (got.size() != valid.items.size())
+        return fail(call, TETHER_E_INTERNAL,
+                    "verify_many answered " + std::to_string(got.size()) + " of " + std::to_string(valid.items.size()) +
+                        " items",
+                    nullptr);
+      for (size_t k = 0; k < got.size(); ++k) out[where[k]] = std::move(got[k]);
+    } else {
+      (void)batch;
+      for (size_t k = 0; k < valid.items.size(); ++k) {
+        try {
+          out[where[k]] = VerifyOutcome::of(one(c, valid.items[k]));
+        } catch (...) {
+          out[where[k]] = failed_outcome(std::current_exception());
+        }
+      }
+    }
+    Json results = Json::array();
+    for (auto& o : out) results.push_back(Json(o));
+    reply(call, Json{{"results", std::move(results)}});
+    return TETHER_OK;
+  } catch (const Error& e) {
+    return fail(call, e.status(), e.what(), e.details());
+  } catch (const std::bad_alloc&) {
+    return fail(call, TETHER_E_INTERNAL, "out of memory", nullptr);
+  } catch (const std::exception& e) {
+    return fail(call, TETHER_E_BACKEND, e.what(), nullptr);
+  } catch (...) {
+    return fail(call, TETHER_E_INTERNAL, "unknown exception in backend", nullptr);
+  }
+}
+
+}  // namespace detail
+
 // The instance the host holds. The C struct is opaque to the host; we keep the object here.
 struct Instance {
   void* object;
@@ -154,6 +245,10 @@ class Backend {
   std::string rename_working_ref(Call&, const RenameRefRequest&);
   LandingBlocker promote_blockers(Call&, const LandingRequest&);
   State rewind(Call&, const RewindRequest&);
+  // Many verifies in one call, one outcome per item in order. Every SDK plugin answers it:
+  // without its own verify_many the slot calls verify() once per item (see below), which
+  // saves the host a call per item; declare it to answer a batch in one pass over the store.
+  std::vector<VerifyOutcome> verify_many(Call&, const VerifyManyRequest&);
 
   // Settings from configure(): the per-checkout cache dir, the dataset checkout, and the
   // secrets. A class that declares its own configure() should call remember_configuration().
@@ -263,6 +358,16 @@ const tether_backend_vtable* Backend<D>::vtable() {
     TETHER_SDK_SLOT(D, rename_working_ref, RenameRefRequest, return Json{{"ref", obj.rename_working_ref(c, r)}};)
     TETHER_SDK_SLOT(D, promote_blockers, LandingRequest, return Json(obj.promote_blockers(c, r));)
     TETHER_SDK_SLOT(D, rewind, RewindRequest, return Json{{"state", obj.rewind(c, r)}};)
+    // verify_many always has a slot: the plugin's own, else verify() once per item.
+    t.verify_many = [](tether_backend* self, tether_call* call, const char* req, size_t len) noexcept {
+      D& obj = *static_cast<D*>(reinterpret_cast<Instance*>(self)->object);
+      auto one = [&obj](Call& c, const VerifyRequest& r) { return obj.verify(c, r); };
+      if constexpr (TETHER_SDK_DEFINES(D, verify_many))
+        return detail::run_verify_many(
+            call, req, len, [&obj](Call& c, const VerifyManyRequest& r) { return obj.verify_many(c, r); }, one);
+      else
+        return detail::run_verify_many(call, req, len, nullptr, one);
+    };
     return t;
   }();
   return &table;

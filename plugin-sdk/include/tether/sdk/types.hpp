@@ -370,6 +370,58 @@ inline void from_json(const Json& j, VerifyRequest& r) {
   if (j.contains("pin") && !j["pin"].is_null()) r.pin = j["pin"].get<Pin>(); else r.pin.reset();
   r.deep = j.value("deep", false);
 }
+// verify_many: many verify requests in one call, answered one result per item, in order.
+struct VerifyManyRequest { std::vector<VerifyRequest> items; };
+inline void to_json(Json& j, const VerifyManyRequest& r) {
+  Json items = Json::array();
+  for (const auto& it : r.items) items.push_back(Json(it));
+  j = Json{{"items", std::move(items)}};
+}
+inline void from_json(const Json& j, VerifyManyRequest& r) {
+  auto it = j.find("items");
+  if (it == j.end() || !it->is_array()) throw Json::type_error::create(302, "'items' must be a list", nullptr);
+  r.items.clear();
+  r.items.reserve(it->size());
+  for (const auto& item : *it) r.items.push_back(item.get<VerifyRequest>());
+}
+// One item's answer: the report verify would have replied, or the status and one-line
+// message it would have failed with (`report` empty, `status` not TETHER_OK).
+struct VerifyOutcome {
+  std::optional<VerifyReport> report;
+  tether_status status = TETHER_OK;
+  std::string message;
+  static VerifyOutcome of(VerifyReport r) { VerifyOutcome o; o.report = std::move(r); return o; }
+  static VerifyOutcome failed(tether_status st, std::string m) {
+    VerifyOutcome o;
+    o.status = st == TETHER_OK ? TETHER_E_BACKEND : st;
+    o.message = std::move(m);
+    return o;
+  }
+  bool ok() const { return report.has_value(); }
+};
+inline void to_json(Json& j, const VerifyOutcome& o) {
+  if (o.report) j = Json(*o.report);
+  else j = Json{{"error", {{"status", o.status}, {"message", o.message}}}};
+}
+// A result as a plugin sent it; throws on a malformed one (the host reports that per item).
+inline void from_json(const Json& j, VerifyOutcome& o) {
+  o = VerifyOutcome{};
+  if (!j.is_object()) throw Json::type_error::create(302, "a verify_many result is not an object", nullptr);
+  if (auto e = j.find("error"); e != j.end() && !e->is_null()) {
+    if (!e->is_object()) throw Json::type_error::create(302, "a verify_many result's 'error' is not an object", nullptr);
+    auto st = e->find("status");
+    tether_status status = TETHER_E_BACKEND;
+    if (st != e->end() && st->is_number_integer()) {
+      auto v = st->get<int64_t>();
+      if (v > 0 && v <= INT32_MAX) status = static_cast<tether_status>(v);
+    }
+    o.status = status;
+    o.message = get_string(*e, "message");
+    return;
+  }
+  o.report = j.get<VerifyReport>();
+}
+
 inline void to_json(Json& j, const PinRequest& r) { j = Json{{"locator", r.locator}, {"state", r.state}, {"pin_id", r.pin_id}}; }
 inline void from_json(const Json& j, PinRequest& r) { r.locator = locator_of(j); r.state = get_object(j, "state"); r.pin_id = j.at("pin_id").get<std::string>(); }
 inline void to_json(Json& j, const UnpinRequest& r) { j = Json{{"locator", r.locator}, {"pin", r.pin}}; }
