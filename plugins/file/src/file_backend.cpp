@@ -141,7 +141,7 @@ sdk::State FileBackend::fingerprint_locator(const sdk::Locator& locator, const s
   refuse_at(locator);
   Target t = parse_target(locator);
   if (t.remote) return fingerprint_remote(locator, parse_remote(t.raw), call);
-  return fingerprint_path(t.path);
+  return fingerprint_path(t.path, call);
 }
 
 std::shared_ptr<objstore::Store> FileBackend::store_for(const sdk::Locator& locator, const RemoteTarget& target) {
@@ -173,7 +173,7 @@ sdk::State FileBackend::fingerprint_remote(const sdk::Locator& locator, const Re
     if (call)
       progress = [call](uint64_t n) {
         if (call->cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "cancelled while listing");
-        call->progress(n, 0);
+        call->progress("listing", "objects", n, 0, 0);
       };
     std::vector<objstore::ObjectMeta> objects = store->list_all(key, progress);
     auto rows = std::make_shared<Rows>();
@@ -208,13 +208,22 @@ sdk::State FileBackend::fingerprint_remote(const sdk::Locator& locator, const Re
   }
 }
 
-sdk::State FileBackend::fingerprint_path(const std::string& path) {
+// Reports the files read (only the misses: a warm tree reports nothing) and stops on ^C.
+HashCache::FillProgress FileBackend::hash_progress(const sdk::Call* call) {
+  if (!call) return {};
+  return [call](uint64_t done, uint64_t total, uint64_t bytes) {
+    if (call->cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "cancelled while hashing");
+    call->progress("hashing", "files", done, total, bytes);
+  };
+}
+
+sdk::State FileBackend::fingerprint_path(const std::string& path, const sdk::Call* call) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) throw BackendError("path does not exist: " + path);
     throw BackendError("cannot read " + path + ": " + std::strerror(errno));
   }
-  if (S_ISDIR(st.st_mode)) return fingerprint_dir(path);
+  if (S_ISDIR(st.st_mode)) return fingerprint_dir(path, call);
   if (!S_ISREG(st.st_mode)) throw BackendError(path + " is neither a regular file nor a directory");
   std::vector<HashJob> jobs(1);
   jobs[0].path = path;
@@ -222,17 +231,19 @@ sdk::State FileBackend::fingerprint_path(const std::string& path) {
                   static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
                   static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
                   static_cast<uint64_t>(st.st_ino)};
-  cache_.fill(jobs);
+  cache_.fill(jobs, hash_progress(call));
   return Json{{"type", "file"}, {"size", jobs[0].stat.size}, {"sha256", jobs[0].sha256}};
 }
 
-sdk::State FileBackend::fingerprint_dir(const std::string& root) {
-  std::vector<WalkEntry> entries = walk_directory(root);
+sdk::State FileBackend::fingerprint_dir(const std::string& root, const sdk::Call* call) {
+  WalkProgress walked;
+  if (call) walked = [call](uint64_t rows) { call->progress("scanning", "files", rows, 0, 0); };
+  std::vector<WalkEntry> entries = walk_directory(root, walked);
   std::vector<HashJob> jobs;
   jobs.reserve(entries.size());
   for (const WalkEntry& e : entries)
     if (e.is_file) jobs.push_back(HashJob{join_path(root, e.rel), e.stat, {}});
-  cache_.fill(jobs);
+  cache_.fill(jobs, hash_progress(call));
 
   auto rows = std::make_shared<Rows>();
   rows->reserve(entries.size());
@@ -275,12 +286,12 @@ std::shared_ptr<const Rows> FileBackend::recall(const std::string& digest) {
   return nullptr;
 }
 
-sdk::VerifyReport FileBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
+sdk::VerifyReport FileBackend::verify(sdk::Call& c, const sdk::VerifyRequest& r) {
   using sdk::VerifyStatus;
   const sdk::State& state = r.state;
   auto current = [&](std::string& error) -> std::optional<sdk::State> {
     try {
-      return fingerprint_locator(r.locator);
+      return fingerprint_locator(r.locator, &c);
     } catch (const RemoteError&) {
       throw;  // the store did not answer, or refused us: that says nothing about the object
     } catch (const sdk::Error& e) {

@@ -20,6 +20,9 @@ namespace tether::file {
 namespace {
 
 constexpr unsigned kMaxHashThreads = 8;
+// Progress reports from the hashing threads: every this many files, and after every file this big.
+constexpr uint64_t kReportFiles = 64;
+constexpr uint64_t kReportBytes = 16u << 20;
 
 // The file: a 32-byte header, `count` records of kRecordSize bytes sorted by path bytes,
 // then the paths' bytes. Native byte order (the cache never leaves the machine); a file
@@ -330,7 +333,7 @@ void HashCache::save() {
   }
 }
 
-void HashCache::fill(std::vector<HashJob>& jobs) {
+void HashCache::fill(std::vector<HashJob>& jobs, const FillProgress& progress) {
   std::vector<std::size_t> misses;
   {
     std::lock_guard lock(mu_);
@@ -352,12 +355,19 @@ void HashCache::fill(std::vector<HashJob>& jobs) {
 
   // The time is taken before each read: a write during the read then makes the entry racy.
   std::vector<int64_t> hashed_at(misses.size());
+  std::atomic<uint64_t> files_done{0}, bytes_done{0};
+  if (progress) progress(0, misses.size(), 0);
   auto hash_one = [&](FileHasher& hasher, DirCursor& dir, std::size_t m) {
     hashed_at[m] = wall_ns();
     const std::string& path = jobs[misses[m]].path;
     const char* name = nullptr;
     int fd = dir.open_parent(path, name);
     jobs[misses[m]].sha256 = name ? hasher.hash_file(path, fd, name) : hasher.hash_file(path);
+    if (!progress) return;
+    uint64_t size = jobs[misses[m]].stat.size;
+    uint64_t bytes = bytes_done.fetch_add(size, std::memory_order_relaxed) + size;
+    uint64_t done = files_done.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (done % kReportFiles == 0 || size >= kReportBytes || done == misses.size()) progress(done, misses.size(), bytes);
   };
   if (misses.size() == 1) {
     FileHasher hasher;

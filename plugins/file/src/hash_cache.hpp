@@ -14,6 +14,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -97,7 +98,10 @@ class HashCache {
   // the entry is not racy (hashed less than the racy window after the file last changed),
   // otherwise by reading the file (several misses on up to 8 threads). Writes the cache
   // file once afterwards if anything was recorded. Throws sdk::BackendError on a read error.
-  void fill(std::vector<HashJob>& jobs);
+  // `progress` hears of the misses read: files done, files to read, bytes read; from the
+  // hashing threads, every few dozen files and after every big one; it may throw to stop.
+  using FillProgress = std::function<void(uint64_t done, uint64_t total, uint64_t bytes)>;
+  void fill(std::vector<HashJob>& jobs, const FillProgress& progress = {});
 
   // Files read since construction (tests: an unchanged tree reads none).
   uint64_t files_hashed() const { return files_hashed_.load(); }

@@ -154,18 +154,20 @@ std::vector<Child> scan_directory(const std::string& root, const std::string& re
 }
 
 constexpr unsigned kMaxScanThreads = 4;
+constexpr uint64_t kReportRows = 256;
 
 }  // namespace
 
 // Directories are scanned on a few threads (the stat calls dominate); the rows are then
 // assembled depth-first, already in sorted order.
-std::vector<WalkEntry> walk_directory(const std::string& root) {
+std::vector<WalkEntry> walk_directory(const std::string& root, const WalkProgress& progress) {
   std::unordered_map<std::string, std::vector<Child>> scans;
   std::vector<std::string> queue{std::string()};
   std::mutex mu;
   std::condition_variable cv;
   std::size_t busy = 0;
   std::exception_ptr error;
+  uint64_t rows = 0, reported = 0;  // under mu
   auto worker = [&] {
     std::unique_lock lock(mu);
     for (;;) {
@@ -187,6 +189,8 @@ std::vector<WalkEntry> walk_directory(const std::string& root) {
       if (failed && !error) error = failed;
       for (const Child& c : children)
         if (c.is_dir) queue.push_back(c.entry.rel);
+        else ++rows;
+      if (progress && rows - reported >= kReportRows) progress(reported = rows);
       scans.emplace(std::move(rel_dir), std::move(children));
       cv.notify_all();
     }
@@ -197,6 +201,7 @@ std::vector<WalkEntry> walk_directory(const std::string& root) {
     queue.clear();
     for (const Child& c : top)
       if (c.is_dir) queue.push_back(c.entry.rel);
+      else ++rows;
     scans.emplace(std::string(), std::move(top));
   }
   if (!queue.empty()) {

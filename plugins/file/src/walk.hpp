@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,13 @@ struct WalkEntry {
   std::string link_token;  // symlink rows: "symlink:<sha256 hex of the raw target bytes>"
 };
 
+// Rows found so far, reported every few hundred (from any scanning thread, one at a time).
+using WalkProgress = std::function<void(uint64_t rows)>;
+
 // Every row under `root` (an existing directory), sorted by path bytes (Python's sort of the
 // relative paths). Throws sdk::BackendError naming the path on an unreadable directory or a
 // name that is not UTF-8.
-std::vector<WalkEntry> walk_directory(const std::string& root);
+std::vector<WalkEntry> walk_directory(const std::string& root, const WalkProgress& progress = {});
 
 // `root` joined with a relative path, as the cache keys paths.
 std::string join_path(const std::string& root, const std::string& rel);

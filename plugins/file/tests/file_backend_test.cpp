@@ -541,4 +541,46 @@ TEST_CASE("concurrent fingerprints of shared and separate trees agree") {
   CHECK(CacheImage::open((tmp.path / "cache" / "file-hashes.bin").string())->size() == 200);
 }
 
+TEST_CASE("fingerprint reports the walk and the hashing of misses, in files and bytes; a warm tree hashes nothing") {
+  TempDir tmp;
+  uint64_t bytes = 0;
+  for (int dir = 0; dir < 3; ++dir)
+    for (int i = 0; i < 200; ++i) {
+      std::string content = "file " + std::to_string(dir) + "/" + std::to_string(i);
+      bytes += content.size();
+      write_file(tmp.path / "d" / ("s" + std::to_string(dir)) / ("f" + std::to_string(i)), content);
+    }
+  FileBackend b(Json::object(), no_racy_window());
+  Driver d(b);
+  d.ok(&V::configure, Json{{"cache_dir", (tmp.path / "cache").string()}, {"checkout", tmp.path.string()}});
+
+  Result cold = d.call(&V::fingerprint, req(tmp.path / "d"));
+  REQUIRE(cold.status == TETHER_OK);
+  std::vector<Result::Step> scanning, hashing;
+  for (const auto& s : cold.steps) {
+    CHECK(s.unit == "files");
+    (s.step == "scanning" ? scanning : hashing).push_back(s);
+  }
+  REQUIRE(!scanning.empty());
+  for (const auto& s : scanning) CHECK((s.total == 0 && s.done >= 256 && s.done <= 600));
+  REQUIRE(hashing.size() >= 600 / 64);
+  CHECK(hashing.front().done == 0);
+  uint64_t most = 0;
+  for (const auto& s : hashing) {
+    CHECK(s.step == "hashing");
+    CHECK(s.total == 600);
+    most = std::max(most, s.done);
+  }
+  CHECK(most == 600);
+  // The threads report in any order; the one that finishes the last file reports the sum.
+  auto last = std::find_if(hashing.begin(), hashing.end(), [](const auto& s) { return s.done == 600; });
+  CHECK(last->bytes == bytes);
+
+  Result warm = d.call(&V::fingerprint, req(tmp.path / "d"));
+  REQUIRE(warm.status == TETHER_OK);
+  CHECK(warm.reply == cold.reply);
+  for (const auto& s : warm.steps) CHECK(s.step == "scanning");
+}
+
 }  // namespace tether::file::test
+
