@@ -123,6 +123,9 @@ struct Progress::Shared {
 
 namespace {
 
+std::mutex g_sink_owner_mu;
+const Progress::Shared* g_sink_owner = nullptr;  // whose state the host's progress sink reaches
+
 // Tests only: TETHER_PROGRESS_DELAY_MS and TETHER_PROGRESS_INTERVAL_MS replace the second
 // of quiet and the tenth of a second between redraws (docs/cli.md#progress).
 ProgressClock::duration env_ms(const char* name, ProgressClock::duration fallback) {
@@ -142,6 +145,8 @@ Progress::Progress(std::string label, bool enabled) {
       ProgressLine(std::move(label), env_ms("TETHER_PROGRESS_DELAY_MS", std::chrono::seconds(1)),
                    env_ms("TETHER_PROGRESS_INTERVAL_MS", std::chrono::milliseconds(100)), ProgressClock::now()));
   // The sink owns the state: a plugin thread may still report after finish().
+  std::lock_guard owner(g_sink_owner_mu);
+  g_sink_owner = shared_.get();
   host::set_progress_sink([shared = shared_](const host::ProgressEvent& e) {
     std::lock_guard lock(shared->mu);
     if (auto text = shared->line.inner(e, ProgressClock::now())) shared->draw(*text);
@@ -152,7 +157,14 @@ Progress::~Progress() { finish(); }
 
 void Progress::finish() {
   if (!shared_) return;
-  host::set_progress_sink({});
+  {
+    // A command with two lines (publish: reading, then writing) leaves the later one's sink.
+    std::lock_guard owner(g_sink_owner_mu);
+    if (g_sink_owner == shared_.get()) {
+      host::set_progress_sink({});
+      g_sink_owner = nullptr;
+    }
+  }
   std::lock_guard lock(shared_->mu);
   if (shared_->drawn) {
     std::lock_guard io(g_io);
