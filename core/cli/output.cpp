@@ -1,7 +1,9 @@
 #include "cli/output.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -9,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/progress_line.hpp"
 #include "tether/errors.hpp"
 #include "tether/host/call.hpp"
 #include "tether/model/json.hpp"
@@ -94,22 +97,87 @@ int guarded(const std::function<int()>& command) {
   return kExitFailure;
 }
 
-Progress::Progress(std::string label, bool enabled) : label_(std::move(label)), enabled_(enabled && isatty(2)) {}
+// ---- Progress ---------------------------------------------------------------------------
+struct Progress::Shared {
+  std::mutex mu;  // before g_io
+  ProgressLine line;
+  bool active = true;
+  bool drawn = false;
+
+  explicit Shared(ProgressLine l) : line(std::move(l)) {}
+
+  // Caller holds mu.
+  void draw(const std::string& text) {
+    if (!active) return;
+    // Control bytes could move the cursor; a line wider than the terminal would wrap and
+    // leave a copy behind at every redraw.
+    std::string clean;
+    for (char c : text) clean += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    struct winsize ws{};
+    if (::ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && clean.size() >= ws.ws_col) clean.resize(ws.ws_col - 1);
+    std::lock_guard lock(g_io);
+    std::cerr << "\r\033[K" << clean << std::flush;
+    drawn = true;
+  }
+};
+
+namespace {
+
+std::mutex g_sink_owner_mu;
+const Progress::Shared* g_sink_owner = nullptr;  // whose state the host's progress sink reaches
+
+// Tests only: TETHER_PROGRESS_DELAY_MS and TETHER_PROGRESS_INTERVAL_MS replace the second
+// of quiet and the tenth of a second between redraws (docs/cli.md#progress).
+ProgressClock::duration env_ms(const char* name, ProgressClock::duration fallback) {
+  if (const char* v = std::getenv(name)) {
+    char* end = nullptr;
+    long ms = std::strtol(v, &end, 10);
+    if (end != v && *end == '\0' && ms >= 0 && ms <= 600000) return std::chrono::milliseconds(ms);
+  }
+  return fallback;
+}
+
+}  // namespace
+
+Progress::Progress(std::string label, bool enabled) {
+  if (!enabled || !isatty(2)) return;
+  shared_ = std::make_shared<Shared>(
+      ProgressLine(std::move(label), env_ms("TETHER_PROGRESS_DELAY_MS", std::chrono::seconds(1)),
+                   env_ms("TETHER_PROGRESS_INTERVAL_MS", std::chrono::milliseconds(100)), ProgressClock::now()));
+  // The sink owns the state: a plugin thread may still report after finish().
+  std::lock_guard owner(g_sink_owner_mu);
+  g_sink_owner = shared_.get();
+  host::set_progress_sink([shared = shared_](const host::ProgressEvent& e) {
+    std::lock_guard lock(shared->mu);
+    if (auto text = shared->line.inner(e, ProgressClock::now())) shared->draw(*text);
+  });
+}
 
 Progress::~Progress() { finish(); }
 
 void Progress::finish() {
-  if (!drawn_) return;
-  std::lock_guard lock(g_io);
-  std::cerr << "\r\033[K" << std::flush;
-  drawn_ = false;
+  if (!shared_) return;
+  {
+    // A command with two lines (publish: reading, then writing) leaves the later one's sink.
+    std::lock_guard owner(g_sink_owner_mu);
+    if (g_sink_owner == shared_.get()) {
+      host::set_progress_sink({});
+      g_sink_owner = nullptr;
+    }
+  }
+  std::lock_guard lock(shared_->mu);
+  if (shared_->drawn) {
+    std::lock_guard io(g_io);
+    std::cerr << "\r\033[K" << std::flush;
+  }
+  shared_->active = false;
+  shared_->drawn = false;
 }
 
 void Progress::update(std::size_t done, std::size_t total) {
-  if (!enabled_) return;
-  std::lock_guard lock(g_io);
-  std::cerr << "\r\033[K" << label_ << " " << done << "/" << total << std::flush;
-  drawn_ = true;
+  if (!shared_) return;
+  std::lock_guard lock(shared_->mu);
+  if (auto text = shared_->line.objects(done, total, ProgressClock::now())) shared_->draw(*text);
 }
 
 std::function<void(std::size_t, std::size_t)> Progress::callback() {

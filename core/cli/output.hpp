@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -30,20 +31,26 @@ std::string yellow_err(const std::string& s);
 
 void request_cancel();
 
-// Progress of long work: `label done/total` redrawn on stderr when it is a terminal.
+// Progress of long work on stderr when it is a terminal: `label done/total` over the
+// command's objects and, while it is registered as the host's progress sink, what a plugin
+// reports from inside the object in flight. Nothing before the command has run a second,
+// then at most 10 redraws a second (for tests only, TETHER_PROGRESS_DELAY_MS and _INTERVAL_MS),
+// the line cleared at the end; never on a pipe, never with --json, never in the op log.
 class Progress {
  public:
   Progress(std::string label, bool enabled);
   ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
   void update(std::size_t done, std::size_t total);
   // Clears the progress line before results are printed (the destructor does it too).
   void finish();
   std::function<void(std::size_t, std::size_t)> callback();
 
+  struct Shared;  // the state plugin threads reach through the sink (output.cpp)
+
  private:
-  std::string label_;
-  bool enabled_;
-  bool drawn_ = false;
+  std::shared_ptr<Shared> shared_;  // null when disabled
 };
 
 }  // namespace tether::cli

@@ -71,7 +71,7 @@ struct Exporter {
   std::unordered_map<const std::string*, std::shared_ptr<const ObjectCells>> by_text;  // vcs::Text::id()
   std::unordered_map<const vcs::FileMap*, std::shared_ptr<const TreeRows>> by_tree;
   std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;  // by_text's keys point into them
-  std::vector<std::shared_ptr<const TreeRows>> rows_of;         // per commit
+  std::vector<std::shared_ptr<const TreeRows>> rows_of;         // per commit; null when skipped
   std::vector<Cell> committed_at;                               // per commit
 
   Exporter(Context& r, const ExportOptions& o) : cx(r), opt(o) {}
@@ -220,9 +220,14 @@ struct Exporter {
     std::size_t done = 0;
     for (std::size_t i = 0; i < commits.size(); ++i) {
       const auto& c = commits[i];
+      committed_at[i] = b.text(iso_of(c.time));
+      if (opt.skip && opt.skip->contains(c.id)) {  // the target has its rows: its tree is not read
+        ++b.omitted_commits;
+        if (opt.progress) opt.progress(++done, commits.size());
+        continue;
+      }
       rows_of[i] = tree_rows(c.id);
       Cell id = b.text(c.id);
-      committed_at[i] = b.text(iso_of(c.time));
       t_commits.add_row({id, Cell::null(), b.text(c.author_name), b.text(c.author_email), b.text(iso_of(c.author_time)),
                          committed_at[i], b.text(c.message), b.text(rows_of[i]->manifest_hash)});
       for (std::size_t p = 0; p < c.parents.size(); ++p)
@@ -264,8 +269,67 @@ struct Exporter {
     return depth;
   }
 
+  struct StateRow {
+    const ObjectCells* first;
+    std::size_t commit;
+    Cell pin_id;
+  };
+  using StateRows = std::map<std::tuple<std::string, bool, std::string, std::string>, StateRow>;
+
+  // Under `skip`: a state the built commits record may have been recorded earlier by a
+  // skipped commit. The target's object_states row names its first commit; when that is a
+  // skipped commit of this walk it takes part in the order. When the walk does not have it
+  // (the branch moved back, or a row written by hand), the target's objects rows say which
+  // skipped commits record the state. Commit ids the walk does not have, or that are not
+  // skipped, are ignored: the target's rows only ever stand for commits it holds.
+  void settle_skipped_states(StateRows& states, const std::vector<std::size_t>& order) {
+    std::vector<std::size_t> rank(commits.size());
+    for (std::size_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
+    auto skipped = [&](const registry::StateRecord& rec) -> const std::size_t* {
+      auto it = index.find(rec.commit_id);
+      return it != index.end() && opt.skip->contains(it->first) ? &it->second : nullptr;
+    };
+    // The first commit by rank; its pin, else the next pin in rank order.
+    auto settle = [&](StateRow& s, const std::vector<registry::StateRecord>& records) {
+      std::vector<std::pair<std::size_t, Cell>> seen{{rank[s.commit], s.pin_id}};
+      for (const auto& rec : records)
+        if (const std::size_t* c = skipped(rec))
+          seen.emplace_back(rank[*c], rec.pin_id ? b.text(*rec.pin_id) : Cell::null());
+      std::stable_sort(seen.begin(), seen.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      s.commit = order[seen.front().first];
+      s.pin_id = Cell::null();
+      for (const auto& [r, pin] : seen)
+        if (!pin.is_null()) {
+          s.pin_id = pin;
+          break;
+        }
+    };
+    std::vector<registry::StateKey> keys;
+    std::vector<StateRow*> rows;
+    for (auto& [k, s] : states) {
+      keys.push_back({std::get<0>(k), std::get<2>(k), std::get<3>(k)});
+      rows.push_back(&s);
+    }
+    const auto first = opt.first_records(keys);
+    std::vector<registry::StateKey> lost_keys;
+    std::vector<StateRow*> lost_rows;
+    for (std::size_t j = 0; j < rows.size() && j < first.size(); ++j) {
+      if (first[j].empty()) continue;  // not stored: only the built commits record it
+      if (skipped(first[j].front())) {
+        settle(*rows[j], first[j]);
+      } else {
+        lost_keys.push_back(std::move(keys[j]));
+        lost_rows.push_back(rows[j]);
+      }
+    }
+    if (lost_keys.empty() || !opt.all_records) return;
+    const auto all = opt.all_records(lost_keys);
+    for (std::size_t j = 0; j < lost_rows.size() && j < all.size(); ++j) settle(*lost_rows[j], all[j]);
+  }
+
   // object_states: each distinct state once, at the first commit by (ancestry depth,
-  // committed_at, commit_id) that records it.
+  // committed_at, commit_id) that records it. Under `skip`, only the states the built
+  // commits record, with the skipped commits brought in by settle_skipped_states.
   void add_object_states() {
     const auto depth = depths();
     std::vector<std::size_t> order(commits.size());
@@ -275,14 +339,10 @@ struct Exporter {
       if (commits[x].time != commits[y].time) return commits[x].time < commits[y].time;
       return commits[x].id < commits[y].id;
     });
-    struct StateRow {
-      const ObjectCells* first;
-      std::size_t commit;
-      Cell pin_id;
-    };
     // (kind, has identity, identity_hash, state_hash) sorts nulls first, as SQL would not care.
-    std::map<std::tuple<std::string, bool, std::string, std::string>, StateRow> states;
+    StateRows states;
     for (std::size_t i : order) {
+      if (!rows_of[i]) continue;
       for (const auto& o : rows_of[i]->objects) {
         if (!o->has_state) continue;
         auto [it, inserted] = states.try_emplace({o->kind, !o->identity_hash.empty(), o->identity_hash, o->state_hash},
@@ -290,6 +350,7 @@ struct Exporter {
         if (!inserted && it->second.pin_id.is_null() && !o->pin_id.is_null()) it->second.pin_id = o->pin_id;
       }
     }
+    if (opt.skip && opt.first_records && !states.empty()) settle_skipped_states(states, order);
     auto& t = b["object_states"];
     for (const auto& [k, s] : states) {
       const auto& o = *s.first;
@@ -312,9 +373,11 @@ struct Exporter {
   // exported states name.
   void add_listings() {
     std::map<std::string, const ObjectCells*> owner;  // listing name -> the first state naming it
-    for (const auto& rows : rows_of)
+    for (const auto& rows : rows_of) {
+      if (!rows) continue;
       for (const auto& o : rows->objects)
         if (o->listing) owner.try_emplace(*o->listing, o.get());
+    }
     auto& t_list = b["listings"];
     for (const auto& [name, o] : owner) {
       auto text = read_listing(cx, name, std::nullopt);

@@ -48,18 +48,28 @@ nlohmann::json PublishResult::to_json() const {
 
 PublishResult publish(Repo& repo, const PublishOptions& o) {
   check_publish_options(o);
-  ExportOptions eopt;
-  eopt.revs = o.revs;
-  eopt.listings = o.listings;
-  eopt.progress = o.reading;
-  registry::Bundle bundle = export_bundle(repo, eopt);
-
   registry::PublishOptions popt;
   popt.dsn = o.dsn;
   popt.schema = o.schema;
   popt.dry_run = o.dry_run;
   popt.progress = o.writing;
-  registry::PublishReport rep = registry::publish(bundle, popt);
+  // Connect and read the published commits first: the walk then skips their trees, so a
+  // publish with every commit present costs the commit list, not the history's manifests.
+  registry::Publication pub(popt);
+
+  ExportOptions eopt;
+  eopt.revs = o.revs;
+  eopt.listings = o.listings;
+  eopt.progress = o.reading;
+  // Not with --listings: listings are rewritten from the states of every walked commit, and
+  // the publish that wrote a known commit may have been made without them.
+  if (!o.listings) {
+    eopt.skip = &pub.known();
+    eopt.first_records = [&pub](const std::vector<registry::StateKey>& keys) { return pub.first_records(keys); };
+    eopt.all_records = [&pub](const std::vector<registry::StateKey>& keys) { return pub.all_records(keys); };
+  }
+  registry::Bundle bundle = export_bundle(repo, eopt);
+  registry::PublishReport rep = pub.write(bundle);
 
   PublishResult r;
   r.schema = rep.schema;

@@ -19,6 +19,7 @@ namespace {
 struct CallState {
   std::mutex mu;  // host services are thread-safe: a plugin may emit from its own threads
   std::string_view kind;
+  std::string key;  // the ObjectScope of the invoking thread, for progress events
   const ItemSink* on_item = nullptr;
   bool stop = false;
   tether_status fail_status = TETHER_OK;
@@ -42,6 +43,9 @@ CallState* state_of(tether_call* call) {
 std::mutex g_sink_mu;
 LogSink g_log_sink;
 ProgressSink g_progress_sink;
+// Read without the lock on every progress call: no sink (a pipe, --json) costs one load.
+std::atomic<bool> g_has_progress_sink{false};
+thread_local std::string_view t_object_key;
 std::atomic<bool> g_cancelled{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
@@ -120,20 +124,50 @@ void svc_log(tether_call* call, int level, const char* message) noexcept try {
 
 int svc_cancelled(tether_call*) noexcept { return g_cancelled.load(std::memory_order_relaxed) ? 1 : 0; }
 
-void svc_progress(tether_call* call, uint64_t done, uint64_t total) noexcept try {
+// A plugin's word for its step or unit as the terminal may show it: printable ASCII, short.
+std::string_view progress_word(const char* word, char (&buf)[25]) {
+  std::size_t n = 0;
+  for (const char* p = word; p && *p && n < sizeof(buf) - 1; ++p)
+    buf[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+  return {buf, n};
+}
+
+void report_progress(tether_call* call, const char* step, const char* unit, uint64_t done, uint64_t total,
+                     uint64_t bytes) {
+  if (!g_has_progress_sink.load(std::memory_order_relaxed)) return;
   CallState* s = state_of(call);
   ProgressSink sink;
   {
     std::lock_guard lock(g_sink_mu);
     sink = g_progress_sink;
   }
-  if (sink) sink(s ? s->kind : std::string_view("plugin"), done, total);
+  if (!sink) return;
+  char step_buf[25], unit_buf[25];
+  ProgressEvent e;
+  e.kind = s ? s->kind : std::string_view("plugin");
+  if (s) e.key = s->key;
+  e.step = progress_word(step, step_buf);
+  e.unit = progress_word(unit, unit_buf);
+  e.done = done;
+  e.total = total;
+  e.bytes = bytes;
+  sink(e);
+}
+
+void svc_progress(tether_call* call, uint64_t done, uint64_t total) noexcept try {
+  report_progress(call, nullptr, nullptr, done, total, 0);
+} catch (...) {
+}
+
+void svc_progress_step(tether_call* call, const char* step, const char* unit, uint64_t done, uint64_t total,
+                       uint64_t bytes) noexcept try {
+  report_progress(call, step, unit, done, total, bytes);
 } catch (...) {
 }
 
 const tether_host kHost = {
     sizeof(tether_host), TETHER_ABI_MAJOR, TETHER_ABI_MINOR, &svc_reply, &svc_emit,
-    &svc_fail,           &svc_log,         &svc_cancelled,   &svc_progress,
+    &svc_fail,           &svc_log,         &svc_cancelled,   &svc_progress, &svc_progress_step,
 };
 
 // Settles the status and records breaches once the op has returned.
@@ -172,6 +206,7 @@ CallResult invoke(tether_op op, tether_backend* self, std::string_view kind, std
                   const ItemSink& on_item) {
   CallState state;
   state.kind = kind;
+  state.key = t_object_key;
   state.on_item = &on_item;
   if (op == nullptr) {
     state.result.status = TETHER_E_UNSUPPORTED;
@@ -205,8 +240,12 @@ void set_log_sink(LogSink sink) {
 
 void set_progress_sink(ProgressSink sink) {
   std::lock_guard lock(g_sink_mu);
+  g_has_progress_sink.store(static_cast<bool>(sink), std::memory_order_relaxed);
   g_progress_sink = std::move(sink);
 }
+
+ObjectScope::ObjectScope(std::string_view key) : previous_(t_object_key) { t_object_key = key; }
+ObjectScope::~ObjectScope() { t_object_key = previous_; }
 
 void set_cancelled(bool on) noexcept { g_cancelled.store(on, std::memory_order_relaxed); }
 bool cancelled() noexcept { return g_cancelled.load(std::memory_order_relaxed); }

@@ -74,6 +74,7 @@ void BackendProxy::raise(Op op, const CallResult& r, std::string_view key) const
 
 Json BackendProxy::call(Op op, const Json& request, std::string_view key, const ItemSink& on_item) const {
   if (!plugin_->has(op)) unsupported(op, key);
+  ObjectScope scope(key);  // the plugin's progress reports name the object
   CallResult r = plugin_->call(op, request.dump(), on_item);
   if (!r.ok()) raise(op, r, key);
   if (!r.reply) return Json::object();

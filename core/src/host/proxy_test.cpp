@@ -278,6 +278,48 @@ int max_concurrency(BackendProxy& b) {
 }
 }  // namespace
 
+TEST_CASE("progress reaches the sink from any thread, named by the object, its words made printable") {
+  struct Seen {
+    std::string kind, key, step, unit;
+    uint64_t done, total, bytes;
+  };
+  auto seen = std::make_shared<std::vector<Seen>>();
+  auto mu = std::make_shared<std::mutex>();
+  set_progress_sink([seen, mu](const ProgressEvent& e) {
+    std::lock_guard lock(*mu);
+    seen->push_back({std::string(e.kind), std::string(e.key), std::string(e.step), std::string(e.unit), e.done, e.total,
+                     e.bytes});
+  });
+  auto b = load("goodmt");
+  b.fingerprint(Json{{"progress", Json::array({"hashing", "files"})}}, std::nullopt, "data");
+  // A hostile or careless word: control bytes (a terminal escape) and no end in sight.
+  b.fingerprint(Json{{"progress", Json::array({"\x1b[2Jwipe\nline", std::string(100, 'u')})}}, std::nullopt, "raw");
+  set_progress_sink(nullptr);
+  b.fingerprint(Json{{"progress", Json::array({"unseen", "files"})}}, std::nullopt, "data");  // no sink: dropped
+  REQUIRE(seen->size() == 4);
+  const Seen& a = (*seen)[0];
+  CHECK((a.kind == "goodmt" && a.key == "data" && a.step == "hashing" && a.unit == "files"));
+  CHECK((a.done == 1 && a.total == 2 && a.bytes == 100));
+  const Seen& plain = (*seen)[1];  // the plain progress(), from the plugin's own thread
+  CHECK((plain.key == "data" && plain.step.empty() && plain.unit.empty() && plain.done == 2 && plain.bytes == 0));
+  CHECK((*seen)[2].key == "raw");
+  CHECK((*seen)[2].step == "?[2Jwipe?line");
+  CHECK((*seen)[2].unit == std::string(24, 'u'));
+  // Outside any call the key is empty again.
+  {
+    ObjectScope scope("outer");
+    { ObjectScope inner("inner"); }
+    set_progress_sink([seen, mu](const ProgressEvent& e) {
+      std::lock_guard lock(*mu);
+      seen->push_back({std::string(e.kind), std::string(e.key), "", "", e.done, 0, 0});
+    });
+    b.fingerprint(Json{{"progress", Json::array({"x", "y"})}});  // the proxy's own key ("") wins inside the call
+    set_progress_sink(nullptr);
+  }
+  REQUIRE(seen->size() == 6);
+  CHECK((*seen)[4].key.empty());
+}
+
 TEST_CASE("calls on a non-thread-safe plugin are serialised; a thread-safe one runs concurrently") {
   auto serial = load("good");
   CHECK(max_concurrency(serial) == 1);

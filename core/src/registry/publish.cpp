@@ -13,8 +13,11 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <unordered_set>
 
@@ -368,21 +371,112 @@ std::size_t PublishReport::total() const {
   return n;
 }
 
-PublishReport publish(const Bundle& bundle, const PublishOptions& options) {
+namespace {
+
+// One element of a PostgreSQL array literal: quoted, `"` and `\` escaped; NULL for nullopt.
+void append_array_element(std::string& out, const std::string* text) {
+  if (out.size() > 1) out += ',';
+  if (!text) {
+    out += "NULL";
+    return;
+  }
+  out += '"';
+  for (char ch : *text) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  out += '"';
+}
+
+}  // namespace
+
+struct Publication::Impl {
+  PublishOptions options;
+  PgConn conn;
+  Session s;
+  std::optional<Transaction> tx;
+  std::unordered_set<std::string> known;
+  bool written = false;
+
+  explicit Impl(const PublishOptions& o)
+      : options(o), conn(connect_postgres(o.dsn, "tether-publish")), s{conn.get(), o.schema, o.dsn} {
+    // Temporary tables (the COPY staging) stay in memory up to this size instead of spilling.
+    s.exec("SET TimeZone TO 'UTC'; SET temp_buffers TO '128MB'", "setting up the session");
+    tx.emplace(s);
+    if (!o.dry_run)
+      for (const auto& sql : postgres_ddl(o.schema)) s.exec(sql, "creating the tables");
+    known = published_commits(s, o.dry_run);
+  }
+};
+
+Publication::Publication(const PublishOptions& options) {
   validate_identifier(options.schema);
   if (options.dsn.empty()) throw ConfigError("a Postgres DSN is required to publish");
-  PgConn conn = connect_postgres(options.dsn, "tether-publish");
-  Session s{conn.get(), options.schema, options.dsn};
-  // Temporary tables (the COPY staging) stay in memory up to this size instead of spilling.
-  s.exec("SET TimeZone TO 'UTC'; SET temp_buffers TO '128MB'", "setting up the session");
+  impl_ = std::make_unique<Impl>(options);
+}
 
+Publication::~Publication() = default;
+
+const std::unordered_set<std::string>& Publication::known() const { return impl_->known; }
+
+namespace {
+
+// Per key: (commit, pin) of the rows of `table` matching it by kind, identity_hash and
+// state_hash, columns `commit_column` and pin_id. Three parallel arrays, one round trip.
+std::vector<std::vector<StateRecord>> records_of(const Session& s, const std::unordered_set<std::string>& known,
+                                                 const std::vector<StateKey>& keys, const char* table,
+                                                 const char* commit_column) {
+  std::vector<std::vector<StateRecord>> out(keys.size());
+  if (keys.empty() || known.empty()) return out;  // no commit published: no state either
+  std::string kinds = "{", ids = "{", hashes = "{";
+  for (const auto& k : keys) {
+    append_array_element(kinds, &k.kind);
+    append_array_element(ids, k.identity_hash.empty() ? nullptr : &k.identity_hash);
+    append_array_element(hashes, &k.state_hash);
+  }
+  kinds += '}', ids += '}', hashes += '}';
+  PgResult r = s.exec_params(std::string("SELECT k.i, o.") + commit_column +
+                                 ", o.pin_id FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY "
+                                 "AS k(kind, identity_hash, state_hash, i) JOIN " +
+                                 qualified(s.schema, table) +
+                                 " o ON o.kind = k.kind AND o.identity_hash = k.identity_hash AND o.state_hash = k.state_hash",
+                             {kinds.c_str(), ids.c_str(), hashes.c_str()}, std::string("reading the stored ") + table);
+  const int n = PQntuples(r.get());
+  for (int row = 0; row < n; ++row) {
+    // The server's bytes: an ordinal out of range or a null commit is skipped, never trusted.
+    long long i = std::atoll(PQgetvalue(r.get(), row, 0));
+    if (i < 1 || static_cast<std::size_t>(i) > keys.size() || PQgetisnull(r.get(), row, 1)) continue;
+    StateRecord rec{PQgetvalue(r.get(), row, 1), std::nullopt};
+    if (!PQgetisnull(r.get(), row, 2)) rec.pin_id = PQgetvalue(r.get(), row, 2);
+    out[static_cast<std::size_t>(i - 1)].push_back(std::move(rec));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<StateRecord>> Publication::first_records(const std::vector<StateKey>& keys) {
+  return records_of(impl_->s, impl_->known, keys, "object_states", "first_commit_id");
+}
+
+std::vector<std::vector<StateRecord>> Publication::all_records(const std::vector<StateKey>& keys) {
+  return records_of(impl_->s, impl_->known, keys, "objects", "commit_id");
+}
+
+PublishReport publish(const Bundle& bundle, const PublishOptions& options) {
+  return Publication(options).write(bundle);
+}
+
+PublishReport Publication::write(const Bundle& bundle) {
+  if (impl_->written) throw std::logic_error("Publication::write called twice");
+  impl_->written = true;
+  const PublishOptions& options = impl_->options;
+  const Session& s = impl_->s;
+  const auto& known = impl_->known;
   PublishReport report;
   report.schema = options.schema;
   report.dry_run = options.dry_run;
-  Transaction tx(s);
-  if (!options.dry_run)
-    for (const auto& sql : postgres_ddl(options.schema)) s.exec(sql, "creating the tables");
-  const auto known = published_commits(s, options.dry_run);
+  report.skipped_commits = bundle.omitted_commits;
 
   std::vector<Selection> selections;
   std::size_t total = 0;
@@ -420,7 +514,7 @@ PublishReport publish(const Bundle& bundle, const PublishOptions& options) {
     else if (def.group == Group::CommitKeyed) copy_new_commit_rows(s, sel, advance);
     else copy_upsert(s, sel, advance);
   }
-  tx.commit();
+  impl_->tx->commit();
   return report;
 }
 

@@ -126,6 +126,18 @@ struct tether_host {
   /* Progress of long work, shown on a terminal. total 0 = unknown. */
   void (*progress)(tether_call *call, uint64_t done, uint64_t total);
   /* ---- ABI 0.2: appended below this line, never above ---- */
+  /* Progress with what is being done. Appended after the first 0.1 services, so a host
+   * built before it has a smaller struct_size: call it only when `struct_size >=
+   * offsetof(tether_host, progress_step) + sizeof(void *)` and the slot is non-NULL, else
+   * call progress() (the C++ SDK's Call::progress does both).
+   * `step` ("hashing", "listing") and `unit` ("files", "objects", "commits") are short
+   * ASCII words, NULL for none; the host shows at most 24 printable characters of each.
+   * `done` / `total` count units (total 0 = unknown); `bytes` is the bytes processed so far
+   * (0 = not counted), from which the host shows a rate. Cheap but not free: call it every
+   * few hundred items or megabytes, not per item; the host redraws at most 10 times a
+   * second. Thread-safe like every service: worker threads of the call may report. */
+  void (*progress_step)(tether_call *call, const char *step, const char *unit, uint64_t done,
+                        uint64_t total, uint64_t bytes);
 };
 
 /* The call handle. The host places its own data after `host`; a plugin reads only `host`. */

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -141,7 +142,7 @@ sdk::State FileBackend::fingerprint_locator(const sdk::Locator& locator, const s
   refuse_at(locator);
   Target t = parse_target(locator);
   if (t.remote) return fingerprint_remote(locator, parse_remote(t.raw), call);
-  return fingerprint_path(t.path);
+  return fingerprint_path(t.path, call);
 }
 
 std::shared_ptr<objstore::Store> FileBackend::store_for(const sdk::Locator& locator, const RemoteTarget& target) {
@@ -173,7 +174,7 @@ sdk::State FileBackend::fingerprint_remote(const sdk::Locator& locator, const Re
     if (call)
       progress = [call](uint64_t n) {
         if (call->cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "cancelled while listing");
-        call->progress(n, 0);
+        call->progress("listing", "objects", n, 0, 0);
       };
     std::vector<objstore::ObjectMeta> objects = store->list_all(key, progress);
     auto rows = std::make_shared<Rows>();
@@ -208,13 +209,23 @@ sdk::State FileBackend::fingerprint_remote(const sdk::Locator& locator, const Re
   }
 }
 
-sdk::State FileBackend::fingerprint_path(const std::string& path) {
+// Reports the files read (only the misses) and stops on ^C.
+HashCache::FillProgress FileBackend::hash_progress(const sdk::Call* call) {
+  if (!call) return {};
+  auto done = std::make_shared<std::atomic<uint64_t>>(0), bytes = std::make_shared<std::atomic<uint64_t>>(0);
+  return [call, done, bytes](uint64_t files, uint64_t size) {
+    if (call->cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "cancelled while hashing");
+    call->progress("hashing", "files", *done += files, 1, *bytes += size);
+  };
+}
+
+sdk::State FileBackend::fingerprint_path(const std::string& path, const sdk::Call* call) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) throw BackendError("path does not exist: " + path);
     throw BackendError("cannot read " + path + ": " + std::strerror(errno));
   }
-  if (S_ISDIR(st.st_mode)) return fingerprint_dir(path);
+  if (S_ISDIR(st.st_mode)) return fingerprint_dir(path, call);
   if (!S_ISREG(st.st_mode)) throw BackendError(path + " is neither a regular file nor a directory");
   std::vector<HashJob> jobs(1);
   jobs[0].path = path;
@@ -222,17 +233,43 @@ sdk::State FileBackend::fingerprint_path(const std::string& path) {
                   static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
                   static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
                   static_cast<uint64_t>(st.st_ino)};
-  cache_.fill(jobs);
+  cache_.fill(jobs, hash_progress(call));
   return Json{{"type", "file"}, {"size", jobs[0].stat.size}, {"sha256", jobs[0].sha256}};
 }
 
-sdk::State FileBackend::fingerprint_dir(const std::string& root) {
+sdk::State FileBackend::fingerprint_dir(const std::string& root, const sdk::Call* call) {
+  // Progress: the files scanned so far, every 256; once some are read, the files read of
+  // those scanned, with bytes. Reported from the walk's threads; ^C stops the walk.
+  std::atomic<uint64_t> scanned{0}, hashed{0}, read_bytes{0};
+  auto report = [&] {
+    uint64_t h = hashed.load();
+    if (h == 0)
+      call->progress("scanning", "files", scanned.load(), 0, 0);
+    else
+      call->progress("hashing", "files", h, scanned.load(), read_bytes.load());
+  };
+  HashCache::FillProgress read;
+  if (call)
+    read = [&](uint64_t files, uint64_t bytes) {
+      if (call->cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "cancelled while hashing");
+      read_bytes += bytes;
+      hashed += files;
+      report();
+    };
   // Each directory's files are looked up, and the misses read, on the thread that scanned
   // it, as soon as it is scanned: a cold tree is read while the walk goes on.
   const std::string prefix = root.empty() || root.back() != '/' ? root + "/" : root;
   auto tree = std::make_shared<WalkTree>(walk_directory(root, [&](const std::string& rel_dir, WalkNode& node) {
-    cache_.fill_dir(rel_dir.empty() ? prefix : prefix + rel_dir + "/", node);
+    if (call) {
+      if (call->cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "cancelled while scanning");
+      uint64_t n = 0;
+      for (const WalkChild& c : node.children) n += c.kind == WalkChild::kFile;
+      uint64_t before = scanned.fetch_add(n);
+      if ((before + n) / 256 != before / 256) report();
+    }
+    cache_.fill_dir(rel_dir.empty() ? prefix : prefix + rel_dir + "/", node, read);
   }));
+  if (call && hashed.load()) report();
   cache_.save();
   // The rows are already in (path, token) order: the walk's order, and no path repeats.
   RowsDigest digest;
@@ -276,12 +313,12 @@ FileBackend::Listed FileBackend::recall(const std::string& digest) {
   return Listed{};
 }
 
-sdk::VerifyReport FileBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
+sdk::VerifyReport FileBackend::verify(sdk::Call& c, const sdk::VerifyRequest& r) {
   using sdk::VerifyStatus;
   const sdk::State& state = r.state;
   auto current = [&](std::string& error) -> std::optional<sdk::State> {
     try {
-      return fingerprint_locator(r.locator);
+      return fingerprint_locator(r.locator, &c);
     } catch (const RemoteError&) {
       throw;  // the store did not answer, or refused us: that says nothing about the object
     } catch (const sdk::Error& e) {

@@ -63,8 +63,10 @@ class FileBackend : public sdk::Backend<FileBackend> {
   // The store `target` lives in, opened with the object's options (cached).
   std::shared_ptr<objstore::Store> store_for(const sdk::Locator& locator, const RemoteTarget& target);
   sdk::VerifyReport verify_version(const sdk::Locator& locator, const sdk::State& state);
-  sdk::State fingerprint_path(const std::string& path);
-  sdk::State fingerprint_dir(const std::string& root);
+  // `call` (may be null) hears how far the walk and the hashing got.
+  sdk::State fingerprint_path(const std::string& path, const sdk::Call* call = nullptr);
+  sdk::State fingerprint_dir(const std::string& root, const sdk::Call* call);
+  static HashCache::FillProgress hash_progress(const sdk::Call* call);
   std::optional<bool> only_marker_left(const std::string& path) const;
   // A listing kept for listing(): a prefix's rows, or a directory's tree as walked.
   using Listed = std::variant<std::shared_ptr<const Rows>, std::shared_ptr<const WalkTree>>;

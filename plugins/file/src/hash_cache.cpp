@@ -20,6 +20,9 @@ namespace tether::file {
 namespace {
 
 constexpr unsigned kMaxHashThreads = 8;
+// Progress from the reading threads: every this many files, and after every file this big.
+constexpr uint64_t kReportFiles = 64;
+constexpr uint64_t kReportBytes = 16u << 20;
 
 // The file: a 32-byte header, `count` records of kRecordSize bytes sorted by path bytes,
 // then the paths' bytes. Native byte order (the cache never leaves the machine); a file
@@ -407,7 +410,7 @@ bool HashCache::lookup_locked(std::string_view path, const FileStat& stat, std::
   return true;
 }
 
-void HashCache::fill(std::vector<HashJob>& jobs) {
+void HashCache::fill(std::vector<HashJob>& jobs, const FillProgress& progress) {
   std::vector<std::array<unsigned char, 32>> raw(jobs.size());
   std::vector<Miss> misses;
   {
@@ -418,12 +421,12 @@ void HashCache::fill(std::vector<HashJob>& jobs) {
       if (!lookup_locked(jobs[i].path, jobs[i].stat, cursor, raw[i].data()))
         misses.push_back({jobs[i].path, jobs[i].stat, raw[i].data()});
   }
-  hash_misses(misses, kMaxHashThreads);
+  hash_misses(misses, kMaxHashThreads, progress);
   save();
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].sha256 = to_hex(raw[i]);
 }
 
-void HashCache::fill_dir(const std::string& prefix, WalkNode& node) {
+void HashCache::fill_dir(const std::string& prefix, WalkNode& node, const FillProgress& progress) {
   std::vector<Miss> misses;
   {
     std::lock_guard lock(mu_);
@@ -440,14 +443,23 @@ void HashCache::fill_dir(const std::string& prefix, WalkNode& node) {
   // Other directories are scanned and read on the walk's other threads meanwhile; only a
   // big directory gets threads of its own.
   constexpr std::size_t kPerThread = 256;
-  hash_misses(misses, static_cast<unsigned>(std::min<std::size_t>(kMaxHashThreads / 2, misses.size() / kPerThread)));
+  hash_misses(misses, static_cast<unsigned>(std::min<std::size_t>(kMaxHashThreads / 2, misses.size() / kPerThread)),
+              progress);
 }
 
-void HashCache::hash_misses(std::vector<Miss>& misses, unsigned threads) {
+void HashCache::hash_misses(std::vector<Miss>& misses, unsigned threads, const FillProgress& progress) {
   if (misses.empty()) return;
   // The time is taken before each read: a write during the read then makes the entry racy.
   std::vector<int64_t> hashed_at(misses.size());
-  auto hash_one = [&](FileHasher& hasher, DirCursor& dir, std::size_t m) {
+  // What one reading thread has read and not yet reported.
+  struct Unreported {
+    uint64_t files = 0, bytes = 0;
+    void flush(const FillProgress& progress) {
+      if (progress && files) progress(files, bytes);
+      files = bytes = 0;
+    }
+  };
+  auto hash_one = [&](FileHasher& hasher, DirCursor& dir, Unreported& unreported, std::size_t m) {
     hashed_at[m] = wall_ns();
     const std::string& path = misses[m].path;
     const char* name = nullptr;
@@ -456,11 +468,16 @@ void HashCache::hash_misses(std::vector<Miss>& misses, unsigned threads) {
       hasher.hash_file(misses[m].sha256, path, fd, name);
     else
       hasher.hash_file(misses[m].sha256, path);
+    ++unreported.files;
+    unreported.bytes += misses[m].stat.size;
+    if (unreported.files >= kReportFiles || misses[m].stat.size >= kReportBytes) unreported.flush(progress);
   };
   if (threads <= 1 || misses.size() == 1) {
     FileHasher hasher;
     DirCursor dir;
-    for (std::size_t m = 0; m < misses.size(); ++m) hash_one(hasher, dir, m);
+    Unreported unreported;
+    for (std::size_t m = 0; m < misses.size(); ++m) hash_one(hasher, dir, unreported, m);
+    unreported.flush(progress);
   } else {
     unsigned n = static_cast<unsigned>(std::min<std::size_t>(threads, misses.size()));
     std::atomic<std::size_t> next{0};
@@ -474,7 +491,10 @@ void HashCache::hash_misses(std::vector<Miss>& misses, unsigned threads) {
         try {
           FileHasher hasher;
           DirCursor dir;
-          for (std::size_t m; !failed.load() && (m = next.fetch_add(1)) < misses.size();) hash_one(hasher, dir, m);
+          Unreported unreported;
+          for (std::size_t m; !failed.load() && (m = next.fetch_add(1)) < misses.size();)
+            hash_one(hasher, dir, unreported, m);
+          if (!failed.load()) unreported.flush(progress);
         } catch (...) {
           std::lock_guard lock(error_mu);
           if (!error) error = std::current_exception();

@@ -14,6 +14,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -97,12 +98,15 @@ class HashCache {
   // the entry is not racy (hashed less than the racy window after the file last changed),
   // otherwise by reading the file (several misses on up to 8 threads). Writes the cache
   // file once afterwards if anything was recorded. Throws sdk::BackendError on a read error.
-  void fill(std::vector<HashJob>& jobs);
+  // `progress` hears of the misses read, as increments (files, bytes) from the reading
+  // threads, every 64 files and after every file of 16 MB or more; it may throw to stop.
+  using FillProgress = std::function<void(uint64_t files, uint64_t bytes)>;
+  void fill(std::vector<HashJob>& jobs, const FillProgress& progress = {});
   // The same for the file children of one scanned directory, whose cache keys are `prefix`
   // (the directory's absolute path and a '/') and their names: fills each file child's
   // sha256, reading the misses on this thread (a big directory's on a few). Does not save:
   // call save() once the walk is done.
-  void fill_dir(const std::string& prefix, WalkNode& node);
+  void fill_dir(const std::string& prefix, WalkNode& node, const FillProgress& progress = {});
 
   // Writes the cache file if anything was recorded since the last save.
   void save();
@@ -122,7 +126,7 @@ class HashCache {
   // The cached hash of `path` into out[0..32) when the entry matches `stat` and is not racy.
   bool lookup_locked(std::string_view path, const FileStat& stat, std::size_t& cursor, unsigned char* out) const;
   // Hashes the misses (on up to `threads` threads) and records them.
-  void hash_misses(std::vector<Miss>& misses, unsigned threads);
+  void hash_misses(std::vector<Miss>& misses, unsigned threads, const FillProgress& progress);
 
   const int64_t racy_window_ns_;
   std::mutex mu_;  // guards everything below

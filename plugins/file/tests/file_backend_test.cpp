@@ -551,4 +551,44 @@ TEST_CASE("concurrent fingerprints of shared and separate trees agree") {
   CHECK(CacheImage::open((tmp.path / "cache" / "file-hashes.bin").string())->size() == 200);
 }
 
+TEST_CASE("fingerprint reports the walk and the hashing of misses, in files and bytes; a warm tree hashes nothing") {
+  TempDir tmp;
+  uint64_t bytes = 0;
+  for (int dir = 0; dir < 3; ++dir)
+    for (int i = 0; i < 200; ++i) {
+      std::string content = "file " + std::to_string(dir) + "/" + std::to_string(i);
+      bytes += content.size();
+      write_file(tmp.path / "d" / ("s" + std::to_string(dir)) / ("f" + std::to_string(i)), content);
+    }
+  FileBackend b(Json::object(), no_racy_window());
+  Driver d(b);
+  d.ok(&V::configure, Json{{"cache_dir", (tmp.path / "cache").string()}, {"checkout", tmp.path.string()}});
+
+  // The walk and the reading overlap: once files are read, each report is the files read of
+  // those scanned so far, with bytes; the last one counts everything.
+  Result cold = d.call(&V::fingerprint, req(tmp.path / "d"));
+  REQUIRE(cold.status == TETHER_OK);
+  std::vector<Result::Step> hashing;
+  for (const auto& s : cold.steps) {
+    CHECK(s.unit == "files");
+    if (s.step == "hashing") hashing.push_back(s);
+    else CHECK((s.step == "scanning" && s.total == 0 && s.done <= 600));
+  }
+  REQUIRE(hashing.size() >= 600 / 64);
+  for (const auto& s : hashing) CHECK((s.done >= 1 && s.done <= s.total && s.total <= 600));
+  REQUIRE(!cold.steps.empty());
+  const auto& last = cold.steps.back();
+  CHECK(last.step == "hashing");
+  CHECK(last.done == 600);
+  CHECK(last.total == 600);
+  CHECK(last.bytes == bytes);
+
+  Result warm = d.call(&V::fingerprint, req(tmp.path / "d"));
+  REQUIRE(warm.status == TETHER_OK);
+  CHECK(warm.reply == cold.reply);
+  REQUIRE(!warm.steps.empty());  // 600 files: reports at 256 and 512
+  for (const auto& s : warm.steps) CHECK((s.step == "scanning" && s.total == 0 && s.done >= 256 && s.done <= 600));
+}
+
 }  // namespace tether::file::test
+

@@ -37,8 +37,9 @@ void fail(tether_call* c, tether_status s, const char*, const char*) { reinterpr
 void log(tether_call*, int, const char*) {}
 int cancelled(tether_call*) { return 0; }
 void progress(tether_call*, uint64_t, uint64_t) {}
+// A host without progress_step (NULL slot): the SDK falls back to progress().
 const tether_host kHost = {sizeof(tether_host), TETHER_ABI_MAJOR, TETHER_ABI_MINOR, &reply, &emit, &fail, &log,
-                           &cancelled, &progress};
+                           &cancelled, &progress, nullptr};
 
 Json run(const tether_plugin_entry* entry, tether_backend* self, tether_op tether_backend_vtable::*slot,
          const Json& request, tether_status* status = nullptr) {

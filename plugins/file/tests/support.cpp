@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include <doctest/doctest.h>
@@ -34,14 +35,24 @@ void on_fail(tether_call* c, tether_status status, const char* message, const ch
 }
 void on_log(tether_call*, int, const char*) {}
 int on_cancelled(tether_call*) { return 0; }
+std::mutex g_progress_mu;  // the hashing threads report at once
 void on_progress(tether_call* c, uint64_t done, uint64_t) {
+  std::lock_guard lock(g_progress_mu);
   Result& r = result_of(c);
   ++r.progress_calls;
   r.last_progress = done;
 }
+void on_progress_step(tether_call* c, const char* step, const char* unit, uint64_t done, uint64_t total,
+                      uint64_t bytes) {
+  std::lock_guard lock(g_progress_mu);
+  Result& r = result_of(c);
+  ++r.progress_calls;
+  r.last_progress = done;
+  r.steps.push_back({step ? step : "", unit ? unit : "", done, total, bytes});
+}
 
 const tether_host kHost = {sizeof(tether_host), TETHER_ABI_MAJOR, TETHER_ABI_MINOR, &on_reply, &on_emit,
-                           &on_fail,           &on_log,          &on_cancelled,    &on_progress};
+                           &on_fail,           &on_log,          &on_cancelled,    &on_progress, &on_progress_step};
 
 }  // namespace
 

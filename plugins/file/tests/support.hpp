@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "file_backend.hpp"
 
@@ -33,8 +34,13 @@ struct Result {
   Json details;
   int replies = 0;
   int fails = 0;
-  int progress_calls = 0;     // host->progress() during the call
-  uint64_t last_progress = 0; // its last `done`
+  int progress_calls = 0;     // host->progress() or progress_step() during the call
+  uint64_t last_progress = 0; // the last `done`
+  struct Step {
+    std::string step, unit;
+    uint64_t done, total, bytes;
+  };
+  std::vector<Step> steps;  // progress_step() calls, in order
 };
 
 class Driver {

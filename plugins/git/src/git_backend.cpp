@@ -407,7 +407,7 @@ sdk::ObjectDiff GitBackend::diff(sdk::Call& call, const sdk::DiffRequest& r) {
     for (size_t i = 0; i < n; ++i) {
       if (i % 256 == 0) {
         if (call.cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "diff cancelled");
-        call.progress(i, n);
+        call.progress("diffing", "files", i, n, 0);
       }
       const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
       std::string change, path = delta->new_file.path ? delta->new_file.path : "";

@@ -43,13 +43,14 @@ void oracle(const std::vector<std::string>& args) {
 
 std::atomic<unsigned> writes{0};
 
-// A repository location not used yet: in the workdir, or in the bucket (a local placeholder
-// reserves the name, the workdir's own name keeps runs apart).
+// A repository location not used yet: in the workdir, or in the bucket; a local placeholder
+// reserves the name either way (two calls in one case must not get the same repository), and
+// the workdir's own name keeps runs apart in a bucket.
 std::string new_place(const char* workdir, const std::string& stem) {
   fs::path local = unused(workdir, stem);
+  fs::create_directories(local);  // reserves the name: the repository itself is <name>.icechunk
   const char* bucket = std::getenv("TETHER_ICECHUNK_S3_BUCKET");
   if (!bucket || !*bucket) return local.string() + ".icechunk";
-  fs::create_directories(local);
   return "s3://" + std::string(bucket) + "/" + fs::path(workdir).filename().string() + "/" + local.filename().string() +
          ".icechunk";
 }

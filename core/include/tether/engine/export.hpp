@@ -4,17 +4,17 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "tether/engine/progress.hpp"
-
-namespace tether::registry {
-class Bundle;
-}
+#include "tether/registry/registry.hpp"
 
 namespace tether::engine {
 
@@ -28,6 +28,19 @@ struct ExportOptions {
   bool listings = false;   // fill listings / listing_entries
   bool workspace = false;  // fill workspace
   ProgressFn progress;
+
+  // Incremental publish (engine/publish.cpp): commits whose commit-keyed rows (commits,
+  // commit_parents, objects) the target already holds. Their trees are not read and their
+  // rows not built; they still count for ancestry depths, refs and the head. Only ids of
+  // walked commits matter: any other id in it changes nothing. Bundle::omitted_commits
+  // says how many were left out. Null: every walked commit is built.
+  const std::unordered_set<std::string>* skip = nullptr;
+  // With `skip`, what the target stores of the states the built commits record, so
+  // object_states names the first commit over the whole walk (see add_object_states): per
+  // key, its stored first commit (at most one record), and, asked only for the keys whose
+  // stored first commit is not walked, every commit recording it.
+  using StateRecords = std::function<std::vector<std::vector<registry::StateRecord>>(const std::vector<registry::StateKey>&)>;
+  StateRecords first_records, all_records;
 };
 
 // What an export wrote: the target, the working copy's commit at export ("" when unborn) and

@@ -64,9 +64,37 @@ const tether_host* host_services();
 using LogSink = std::function<void(std::string_view kind, int level, std::string_view message)>;
 void set_log_sink(LogSink sink);
 
-// Progress of long plugin work; the default ignores it.
-using ProgressSink = std::function<void(std::string_view kind, uint64_t done, uint64_t total)>;
+// One progress report of a plugin call. `key` is the object the call is for (ObjectScope;
+// "" when none), `step` and `unit` what the plugin said it is doing (progress_step; "" from
+// the plain progress()), already cut to at most 24 printable ASCII characters.
+struct ProgressEvent {
+  std::string_view kind;
+  std::string_view key;
+  std::string_view step;
+  std::string_view unit;
+  uint64_t done = 0;
+  uint64_t total = 0;  // 0 = unknown
+  uint64_t bytes = 0;  // 0 = not counted
+};
+
+// Progress of long plugin work; the default ignores it. Called on whatever thread the plugin
+// reported from, possibly several at once, and possibly once more just after it was replaced:
+// a sink owns what it refers to (a shared_ptr), never a pointer to a local.
+using ProgressSink = std::function<void(const ProgressEvent&)>;
 void set_progress_sink(ProgressSink sink);
+
+// The object the plugin calls made on this thread are for, while it lives (nestable): their
+// progress events carry its key. BackendProxy sets it around every call.
+class ObjectScope {
+ public:
+  explicit ObjectScope(std::string_view key);
+  ~ObjectScope();
+  ObjectScope(const ObjectScope&) = delete;
+  ObjectScope& operator=(const ObjectScope&) = delete;
+
+ private:
+  std::string_view previous_;
+};
 
 // The user interrupted: plugins polling cancelled() see it. Async-signal-safe (a lock-free
 // atomic store), so the CLI's SIGINT handler may call set_cancelled(true).

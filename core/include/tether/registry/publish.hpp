@@ -10,7 +10,10 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -40,9 +43,40 @@ struct PublishReport {
   std::size_t total() const;
 };
 
-// Publishes `bundle`. Throws ConfigError for a bad schema name or a malformed DSN, TetherError
-// for a connection failure (`cannot connect to PostgreSQL (host H port P): ...`) or a failed
-// statement (naming the table; the transaction is rolled back first).
+// One publish in steps, so the caller can read what the schema holds before it builds the
+// bundle (an incremental walk: engine/publish.cpp). The constructor connects, begins the one
+// transaction, creates the tables (not in a dry run) and reads the published commit ids
+// under a lock that holds them true until write() commits. Destroyed without write(), or
+// after a failure, it rolls back. Errors as publish() below.
+class Publication {
+ public:
+  explicit Publication(const PublishOptions& options);
+  ~Publication();
+  Publication(const Publication&) = delete;
+  Publication& operator=(const Publication&) = delete;
+
+  // Commit ids the schema holds. They are the schema's bytes: trust them only to name rows
+  // already written, never to stand for other commits.
+  const std::unordered_set<std::string>& known() const;
+  // Per key, in key order: the first commit and pin of its stored object_states row (none
+  // when there is no row), one primary-key probe each.
+  std::vector<std::vector<StateRecord>> first_records(const std::vector<StateKey>& keys);
+  // Per key: every stored `objects` row recording it (commit and pin). A scan of the objects
+  // table: for the few states whose stored first commit the walk does not have.
+  std::vector<std::vector<StateRecord>> all_records(const std::vector<StateKey>& keys);
+  // Writes `bundle` (rows of known commits skipped; its omitted_commits count as skipped)
+  // and commits. Once.
+  PublishReport write(const Bundle& bundle);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Publishes `bundle`: Publication(options).write(bundle). Throws ConfigError for a bad schema
+// name or a malformed DSN, TetherError for a connection failure (`cannot connect to
+// PostgreSQL (host H port P): ...`) or a failed statement (naming the table; the transaction
+// is rolled back first).
 PublishReport publish(const Bundle& bundle, const PublishOptions& options);
 
 // ---- the statement texts (exposed for tests) ----

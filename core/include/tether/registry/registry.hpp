@@ -100,6 +100,16 @@ class Table {
   std::vector<Cell> cells_;
 };
 
+// One object_states key, and a commit a target stores as recording it with its pin (an
+// incremental publish reads them).
+struct StateKey {
+  std::string kind, identity_hash, state_hash;  // identity_hash "" = null
+};
+struct StateRecord {
+  std::string commit_id;
+  std::optional<std::string> pin_id;
+};
+
 // Every table of one export, plus where it was taken.
 class Bundle {
  public:
@@ -111,6 +121,9 @@ class Bundle {
 
   std::string head;         // commit id of the working copy at export ("" when unborn)
   std::string exported_at;  // UTC ISO-8601, seconds
+  // Commits walked whose commit-keyed rows were left out because the target has them
+  // (an incremental publish; 0 for an export).
+  std::size_t omitted_commits = 0;
 
   Table& operator[](std::string_view name);
   const Table& operator[](std::string_view name) const;

@@ -47,6 +47,11 @@ class GoodBackend : public sdk::Backend<GoodBackend> {
     if (r.locator.contains("sleep_ms"))
       std::this_thread::sleep_for(std::chrono::milliseconds(r.locator["sleep_ms"].get<int>()));
     if (r.locator.contains("log")) c.log(r.locator["log"].get<int>(), "hello from " GOOD_KIND);
+    if (r.locator.contains("progress")) {  // [step, unit]: one report from this thread, one from another
+      std::string step = r.locator["progress"][0].get<std::string>(), unit = r.locator["progress"][1].get<std::string>();
+      c.progress(step.c_str(), unit.c_str(), 1, 2, 100);
+      std::thread([&] { c.progress(2, 2); }).join();
+    }
     --g_active;
     return sdk::State{{"v", r.locator.value("v", 1)},
                       {"lsn", "0/1"},

@@ -41,6 +41,15 @@ class Call {
   bool cancelled() const { return call_->host->cancelled(call_) != 0; }
   void log(int level, const std::string& message) const { call_->host->log(call_, level, message.c_str()); }
   void progress(uint64_t done, uint64_t total) const { call_->host->progress(call_, done, total); }
+  // `done`/`total` `unit`s of `step` and the bytes so far (backend.h: progress_step); on a
+  // host without progress_step, the plain counts.
+  void progress(const char* step, const char* unit, uint64_t done, uint64_t total, uint64_t bytes) const {
+    const tether_host* h = call_->host;
+    if (h->struct_size >= offsetof(tether_host, progress_step) + sizeof(h->progress_step) && h->progress_step)
+      h->progress_step(call_, step, unit, done, total, bytes);
+    else
+      h->progress(call_, done, total);
+  }
   // Returns false when the host wants no more items.
   bool emit(const Json& item) const {
     std::string s = item.dump();
