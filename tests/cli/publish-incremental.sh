@@ -5,11 +5,7 @@
 # commit (earlier or later in the history), and after the branch moved backwards. The
 # schema's rows are untrusted: a commit id or a first commit that is not ours skips nothing.
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${TETHER_TEST_PG_CONNINFO:-}" ]; then exec "$here/../pg/with-cluster" bash "$0" "$@"; fi
-. "$here/lib.sh"
-command -v psql >/dev/null || { echo "SKIP [$SCENARIO]: no psql" >&2; exit 77; }
-pg() { psql -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
-count() { pg "SELECT count(*) FROM $1"; }
+. "$here/lib-pg.sh"
 export TETHER_PUBLISH_DSN=$TETHER_TEST_PG_CONNINFO
 
 # same_as_full SCHEMA [--superset]: SCHEMA holds what a full publish into a fresh schema

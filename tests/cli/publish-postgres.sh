@@ -6,11 +6,7 @@
 # name, a closed port (the DSN's password never printed). A statement failing part-way rolls
 # everything back.
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${TETHER_TEST_PG_CONNINFO:-}" ]; then exec "$here/../pg/with-cluster" bash "$0" "$@"; fi
-. "$here/lib.sh"
-command -v psql >/dev/null || { echo "SKIP [$SCENARIO]: no psql" >&2; exit 77; }
-pg() { psql -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
-count() { pg "SELECT count(*) FROM $1"; }
+. "$here/lib-pg.sh"
 # table_line NAME N: the report line of one table.
 table_line() { printf '  %-15s  %7s row(s)' "$1" "$2"; }
 DSN=$TETHER_TEST_PG_CONNINFO
