@@ -15,8 +15,6 @@ namespace {
 
 using namespace git2;  // handles, fail(), oid_hex(), Library
 
-std::string key(const git_oid& oid) { return std::string(reinterpret_cast<const char*>(oid.id), GIT_OID_RAWSZ); }
-
 bool is_full_hex(const std::string& s) {
   if (s.size() != GIT_OID_HEXSZ) return false;
   for (char c : s)
@@ -261,6 +259,13 @@ std::vector<Worktree> GitReader::worktrees() const {
   return out;
 }
 
+GitReader::OidKey GitReader::key(const git_oid& oid) {
+  static_assert(sizeof(OidKey) == GIT_OID_RAWSZ);
+  OidKey k;
+  std::memcpy(k.data(), oid.id, GIT_OID_RAWSZ);
+  return k;
+}
+
 std::shared_ptr<const std::string> GitReader::blob_content(const git_oid& oid) const {
   auto k = key(oid);
   if (auto it = blobs_.find(k); it != blobs_.end()) return it->second;
@@ -301,8 +306,10 @@ std::shared_ptr<const FileMap> GitReader::flatten_tree(const git_oid& oid) const
         break;
     }
   }
-  // git orders a directory `d` as "d/", so "d/x" may come before "d-1": sort by path.
-  std::sort(files->begin(), files->end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // git orders a directory `d` as "d/", so "d/x" may come before "d-1": sort by path. A tree
+  // of files alone (the objects/ directory) is in that order already.
+  auto by_path = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(files->begin(), files->end(), by_path)) std::sort(files->begin(), files->end(), by_path);
   std::shared_ptr<const FileMap> result = std::move(files);
   trees_.emplace(std::move(k), result);
   return result;

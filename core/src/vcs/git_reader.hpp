@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <array>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -93,9 +95,18 @@ class GitReader {
   git_repository* repo_ = nullptr;
   std::filesystem::path root_;
   mutable std::mutex mutex_;
-  // Keyed by the raw object id bytes.
-  mutable std::unordered_map<std::string, std::shared_ptr<const FileMap>> trees_;
-  mutable std::unordered_map<std::string, std::shared_ptr<const std::string>> blobs_;
+  // Keyed by the raw object id (20 bytes, in place: a string key allocated per lookup).
+  using OidKey = std::array<unsigned char, 20>;
+  struct OidHash {
+    std::size_t operator()(const OidKey& k) const {
+      std::size_t h;  // an object id is already uniformly distributed
+      std::memcpy(&h, k.data(), sizeof h);
+      return h;
+    }
+  };
+  static OidKey key(const git_oid& oid);
+  mutable std::unordered_map<OidKey, std::shared_ptr<const FileMap>, OidHash> trees_;
+  mutable std::unordered_map<OidKey, std::shared_ptr<const std::string>, OidHash> blobs_;
   mutable CacheStats stats_;
 };
 
