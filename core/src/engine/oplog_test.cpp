@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -98,4 +99,26 @@ TEST_CASE("typed accessors read odd types as absent") {
   CHECK(strings_of(j, "a") == std::vector<std::string>{"p", "q"});
   CHECK(strings_of(j, "o").empty());
   CHECK(strings_of(Json(nullptr), "a").empty());
+}
+
+TEST_CASE("PinIndex::known reads the top-level pin_id string of each well-formed line, nothing else") {
+  TempDir tmp;
+  const auto path = tmp.path() / "tether-pinned.jsonl";
+  PinIndex index(path);
+  CHECK(index.known().empty());  // no file yet
+  REQUIRE_FALSE(index.claim("d1", "git", "d1.0000000000000001"));
+  append_raw(path, R"({"pin_id": "d1.0000000000000002", "kind": "git"})");
+  append_raw(path, R"({"kind": "git", "nested": {"pin_id": "nested.1"}, "list": [{"pin_id": "nested.2"}]})");
+  append_raw(path, R"(["pin_id", "array.1"])");                                  // not an object
+  append_raw(path, R"("pin_id")");                                               // a bare string
+  append_raw(path, R"({"pin_id": 7})");                                          // not a string
+  append_raw(path, R"({"pin_id": "dup.first", "pin_id": "dup.last"})");           // the last wins
+  append_raw(path, R"({"pin_id": "dup.string", "pin_id": null})");                // ... even a null
+  append_raw(path, R"({"pin_id": "torn.1", "kind": )");                          // torn line
+  append_raw(path, R"({"pin_id": "bad.1"} trailing)");                           // not one value
+  append_raw(path, R"({"pin_id": "deep.1", "x": )" + nested(200000) + "}");      // too deep
+  append_raw(path, R"({"pin_id": "after.1"})");                                  // the rest still reads
+  CHECK(index.known() == std::set<std::string>{"d1.0000000000000001", "d1.0000000000000002", "dup.last", "after.1"});
+  index.release({"d1.0000000000000002"});
+  CHECK(index.known() == std::set<std::string>{"d1.0000000000000001", "dup.last", "after.1"});
 }
