@@ -10,6 +10,7 @@
 
 #include <toml++/toml.h>
 
+#include "model/toml_subset.hpp"
 #include "tether/errors.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/limits.hpp"
@@ -345,16 +346,18 @@ void write_table(std::string& out, const std::string& header, const OrderedJson&
 
 }  // namespace
 
-Json parse_toml(std::string_view text, const std::string& source, bool redact) {
-  // Both limits before toml++ sees a byte: its parser and our conversion recurse per level.
-  if (text.size() > kMaxDocumentBytes)
-    throw ConfigError(source + ": " + std::to_string(text.size()) + " bytes, more than the " +
-                      std::to_string(kMaxDocumentBytes) + "-byte limit for a TOML file; fix or remove it");
+namespace {
+
+// toml++'s reading, after the limits: both before toml++ sees a byte, as its parser and our
+// conversion recurse per level.
+Json parse_with_tomlplusplus(std::string_view text, const std::string& source, bool redact) {
   if (auto line = TomlDepthScan(text, kMaxNesting).run())
     throw ConfigError(source + ":" + std::to_string(*line) + ": nesting deeper than " + std::to_string(kMaxNesting) +
                       " levels; fix or remove it");
   try {
-    toml::table t = toml::parse(text, source);
+    // No source path: toml++ would share a copy of it with every node it makes, and the
+    // message below names the source itself.
+    toml::table t = toml::parse(text);
     return table_to_json(t);
   } catch (const toml::parse_error& e) {
     std::string msg = source + ":" + std::to_string(e.source().begin.line) + ": ";
@@ -362,6 +365,26 @@ Json parse_toml(std::string_view text, const std::string& source, bool redact) {
                   : std::string(e.description());
     throw ConfigError(msg);
   }
+}
+
+void check_size(std::string_view text, const std::string& source) {
+  if (text.size() > kMaxDocumentBytes)
+    throw ConfigError(source + ": " + std::to_string(text.size()) + " bytes, more than the " +
+                      std::to_string(kMaxDocumentBytes) + "-byte limit for a TOML file; fix or remove it");
+}
+
+}  // namespace
+
+Json parse_toml(std::string_view text, const std::string& source, bool redact) {
+  check_size(text, source);
+  // The shape tether writes is read directly (toml_subset.hpp); anything else by toml++.
+  if (auto doc = parse_toml_subset(text)) return std::move(*doc);
+  return parse_with_tomlplusplus(text, source, redact);
+}
+
+Json parse_toml_reference(std::string_view text, const std::string& source) {
+  check_size(text, source);
+  return parse_with_tomlplusplus(text, source, false);
 }
 
 std::string toml_type_name(const Json& v) {
