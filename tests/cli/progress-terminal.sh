@@ -92,3 +92,11 @@ out_matches '^dataset [0-9a-f]{12}; '
 ok tether commit -m first
 [ -s .tether/ops.jsonl ] || fail "no op log"
 ! grep -qE "hashing|scanning" .tether/ops.jsonl || fail "progress in the op log"
+
+# One big file shows its bytes while it is read, before the file counts as done.
+truncate -s 64M "$TMP/big.bin"
+ok tether add big "$TMP/big.bin" --kind file
+on_tty "$TETHER" status --snapshot
+eq "$RC" "0" "status of one big file on a terminal"
+tty_has "hashing big: 0/1 files, (16|33|50)\.[0-9] MB"
+tty_has "hashing big: 1/1 files, 67\.1 MB"

@@ -243,7 +243,7 @@ sdk::State FileBackend::fingerprint_dir(const std::string& root, const sdk::Call
   std::atomic<uint64_t> scanned{0}, hashed{0}, read_bytes{0};
   auto report = [&] {
     uint64_t h = hashed.load();
-    if (h == 0)
+    if (h == 0 && read_bytes.load() == 0)  // nothing read yet (a big first file reports bytes first)
       call->progress("scanning", "files", scanned.load(), 0, 0);
     else
       call->progress("hashing", "files", h, scanned.load(), read_bytes.load());

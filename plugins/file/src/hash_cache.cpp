@@ -462,6 +462,18 @@ void HashCache::hash_misses(std::vector<Miss>& misses, unsigned threads, const F
   auto hash_one = [&](FileHasher& hasher, DirCursor& dir, Unreported& unreported, std::size_t m) {
     hashed_at[m] = wall_ns();
     const std::string& path = misses[m].path;
+    const uint64_t size = misses[m].stat.size;
+    // A big file's bytes are reported as they are read, its file when it is done.
+    uint64_t reported = 0;
+    if (progress && size >= 2 * kReportBytes)
+      hasher.on_read(
+          [&](uint64_t n) {
+            reported += n;
+            progress(0, n);
+          },
+          kReportBytes);
+    else
+      hasher.on_read({}, 0);
     const char* name = nullptr;
     int fd = dir.open_parent(path, name);
     if (name)
@@ -469,7 +481,7 @@ void HashCache::hash_misses(std::vector<Miss>& misses, unsigned threads, const F
     else
       hasher.hash_file(misses[m].sha256, path);
     ++unreported.files;
-    unreported.bytes += misses[m].stat.size;
+    unreported.bytes += size > reported ? size - reported : 0;
     if (unreported.files >= kReportFiles || misses[m].stat.size >= kReportBytes) unreported.flush(progress);
   };
   if (threads <= 1 || misses.size() == 1) {

@@ -90,6 +90,7 @@ void FileHasher::hash_file(unsigned char* raw, const std::string& path, int dir_
   if (!S_ISREG(st.st_mode))
     throw sdk::BackendError("cannot read " + path + ": it is no longer a regular file (it changed during the walk); run the command again");
   if (EVP_DigestInit_ex2(ctx_, sha256_md(), nullptr) != 1) throw std::runtime_error("SHA-256 init failed");
+  uint64_t unreported = 0;
   for (;;) {
     ssize_t n = ::read(f.fd, buffer_.data(), buffer_.size());
     if (n < 0) {
@@ -99,6 +100,10 @@ void FileHasher::hash_file(unsigned char* raw, const std::string& path, int dir_
     if (n == 0) break;
     if (EVP_DigestUpdate(ctx_, buffer_.data(), static_cast<std::size_t>(n)) != 1)
       throw std::runtime_error("SHA-256 update failed");
+    if (on_read_ && (unreported += static_cast<uint64_t>(n)) >= read_every_) {
+      on_read_(unreported);
+      unreported = 0;
+    }
   }
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 
 #include <string>
 #include <string_view>
@@ -39,9 +41,18 @@ class FileHasher {
   // The same as raw bytes into out[0..32).
   void hash_file(unsigned char* out, const std::string& path, int dir_fd = AT_FDCWD, const char* name = nullptr);
 
+  // While a file is read: `on_read(n)` after each `every` bytes or more, so one big file shows
+  // progress (and can be cancelled: what on_read throws ends the read). Empty: no calls.
+  void on_read(std::function<void(uint64_t)> fn, uint64_t every) {
+    on_read_ = std::move(fn);
+    read_every_ = every;
+  }
+
  private:
   evp_md_ctx_st* ctx_;
   std::vector<unsigned char> buffer_;
+  std::function<void(uint64_t)> on_read_;
+  uint64_t read_every_ = 0;
 };
 
 // The digest of a directory or prefix state: BLAKE2b with a 16-byte digest (unkeyed) fed,
