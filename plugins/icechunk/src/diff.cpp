@@ -90,7 +90,8 @@ void add_log(const Repository& repo, const std::string& id, const std::optional<
 
 }  // namespace
 
-SnapshotDiff diff_snapshots(const Repository& repo, const std::string& from, const std::string& to) {
+SnapshotDiff diff_snapshots(const Repository& repo, const std::string& from, const std::string& to,
+                            const LogProgress& progress) {
   // The snapshots after `from` up to `to`, newest first.
   std::vector<SnapshotInfo> between;
   bool met = false;
@@ -112,12 +113,16 @@ SnapshotDiff diff_snapshots(const Repository& repo, const std::string& from, con
   IdChanges c;
   SnapshotDiff d;
   if (repo.storage().is_local()) {
-    for (const auto& id : logs) add_log(repo, id, repo.storage().read_immutable("transactions/" + id), c, d.missing_logs);
+    for (std::size_t i = 0; i < logs.size(); ++i) {
+      add_log(repo, logs[i], repo.storage().read_immutable("transactions/" + logs[i]), c, d.missing_logs);
+      if (progress) progress(i + 1, logs.size());
+    }
   } else {
     for (std::size_t at = 0; at < logs.size(); at += kFetchWindow) {
       std::size_t end = std::min(logs.size(), at + kFetchWindow);
       auto window = fetch_logs(repo, logs, at, end);
       for (std::size_t i = at; i < end; ++i) add_log(repo, logs[i], window[i - at], c, d.missing_logs);
+      if (progress) progress(end, logs.size());
     }
   }
   // Node ids to paths: the `to` snapshot's path wins; ids in neither end are dropped.

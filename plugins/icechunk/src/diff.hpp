@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -30,7 +31,12 @@ class BadSnapshotChain : public FormatError {
   using FormatError::FormatError;
 };
 
-SnapshotDiff diff_snapshots(const Repository& repo, const std::string& from, const std::string& to);
+// `progress(done, total)`: transaction logs read of those to read, after each local log or
+// each window of remote ones (an S3 diff across hundreds of commits takes seconds); what it
+// throws ends the diff.
+using LogProgress = std::function<void(std::size_t done, std::size_t total)>;
+SnapshotDiff diff_snapshots(const Repository& repo, const std::string& from, const std::string& to,
+                            const LogProgress& progress = {});
 
 struct SnapshotCheck {
   bool ok = true;

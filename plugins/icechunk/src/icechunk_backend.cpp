@@ -530,7 +530,7 @@ Json IcechunkBackend::open(sdk::Call&, const sdk::OpenRequest& r) {
   return h;
 }
 
-sdk::ObjectDiff IcechunkBackend::diff(sdk::Call&, const sdk::DiffRequest& r) {
+sdk::ObjectDiff IcechunkBackend::diff(sdk::Call& call, const sdk::DiffRequest& r) {
   Target t = target(r.locator);
   Repository repo = open_repo(t);
   std::string a = state_id(r.a), b = state_id(r.b);
@@ -543,7 +543,10 @@ sdk::ObjectDiff IcechunkBackend::diff(sdk::Call&, const sdk::DiffRequest& r) {
     // (moves keep the id).
     std::optional<SnapshotDiff> logged;
     try {
-      logged = diff_snapshots(repo, a, b);
+      logged = diff_snapshots(repo, a, b, [&call](std::size_t done, std::size_t total) {
+        if (call.cancelled()) throw sdk::Error(TETHER_E_CANCELLED, "diff cancelled");
+        call.progress("reading", "transaction logs", done, total, 0);
+      });
     } catch (const BadSnapshotChain&) {
     }
     if (logged) {

@@ -168,7 +168,11 @@ TEST_CASE("every diff of expected.json, from the transaction logs") {
         CHECK_THROWS_AS(diff_snapshots(r, from, to), BadSnapshotChain);
         continue;
       }
-      SnapshotDiff got = diff_snapshots(r, from, to);
+      // Progress: one report per transaction log, counting up to all of them.
+      std::vector<std::pair<std::size_t, std::size_t>> reports;
+      SnapshotDiff got = diff_snapshots(r, from, to, [&](std::size_t done, std::size_t total) { reports.emplace_back(done, total); });
+      REQUIRE_FALSE(reports.empty());
+      for (std::size_t i = 0; i < reports.size(); ++i) CHECK(reports[i] == std::make_pair(i + 1, reports.back().second));
       const json& w = d["result"];
       auto set = [](const json& j) { return j.get<std::set<std::string>>(); };
       CHECK(got.new_groups == set(w["new_groups"]));

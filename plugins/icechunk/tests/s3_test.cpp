@@ -163,7 +163,13 @@ TEST_CASE("every fixture reads the same from a bucket as from its directory") {
       if (chain.size() < 2) continue;
       try {
         SnapshotDiff dl = diff_snapshots(local, chain.back().id, id);
-        SnapshotDiff dr = diff_snapshots(remote, chain.back().id, id);
+        std::size_t reported = 0, of = 0;
+        SnapshotDiff dr = diff_snapshots(remote, chain.back().id, id, [&](std::size_t done, std::size_t total) {
+          CHECK(done > reported);  // windows of logs, counting up
+          reported = done;
+          of = total;
+        });
+        CHECK(reported == of);
         CHECK(dr.new_arrays == dl.new_arrays);
         CHECK(dr.new_groups == dl.new_groups);
         CHECK(dr.updated_chunks == dl.updated_chunks);
