@@ -15,12 +15,22 @@ void append_u(std::string& out, uint32_t unit) {
   for (int shift = 12; shift >= 0; shift -= 4) out += kDigits[(unit >> shift) & 0xF];
 }
 
+// Printable ASCII other than '"' and '\\': copied as it is in every mode.
+bool plain(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s, JsonEscape mode) {
   out += '"';
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
+    if (plain(c)) {  // a run of them at once: most strings are nothing else
+      std::size_t end = i + 1;
+      while (end < s.size() && plain(static_cast<unsigned char>(s[end]))) ++end;
+      out.append(s.data() + i, end - i);
+      i = end;
+      continue;
+    }
     if (c < 0x80) {
       switch (c) {
         case '"': out += "\\\""; break;

@@ -20,6 +20,8 @@ TEST_CASE("every mode escapes quotes, backslashes and control characters alike")
     CHECK(quoted("a\"b\\c/", mode) == "\"a\\\"b\\\\c/\"");
     CHECK(quoted("\b\f\n\r\t\x01\x1f", mode) == "\"\\b\\f\\n\\r\\t\\u0001\\u001f\"");
     CHECK(quoted("", mode) == "\"\"");
+    // Runs of plain characters between escapes, at both ends.
+    CHECK(quoted("run one\"two\\three\nfour", mode) == "\"run one\\\"two\\\\three\\nfour\"");
   }
 }
 
