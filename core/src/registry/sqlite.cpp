@@ -91,7 +91,14 @@ void write_sqlite(const Bundle& bundle, const fs::path& path, bool append) {
   } cleanup{target, !append};
 
   db.exec("PRAGMA foreign_keys = OFF");
-  if (!append) db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");  // a scratch file until renamed
+  // A replacing export writes a new scratch file, renamed over the target only once complete:
+  // no rollback journal, no syncs, no other connection to make way for. 64 KiB pages (the
+  // largest; any SQLite reads them): in 4 KiB pages, a 500,000-row export (290 MB) took 0.3 s
+  // more CPU, 2.9 s against 2.6 s, mostly the system time of 70,000 page writes. page_size
+  // must come before the first table.
+  if (!append)
+    db.exec("PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+            "PRAGMA locking_mode = EXCLUSIVE");
   db.exec("BEGIN IMMEDIATE");
   db.exec(sqlite_ddl());
   for (const auto& table : bundle.all()) {
