@@ -94,6 +94,28 @@ TEST_CASE("a bundle interns text and refuses a row of the wrong width") {
   CHECK(v1 == "same");
 }
 
+TEST_CASE("a bundle interns many texts: across blocks, a table that grows, big and empty texts") {
+  Bundle b;
+  std::vector<std::string> texts;
+  for (int i = 0; i < 20000; ++i) texts.push_back("text " + std::to_string(i) + std::string(static_cast<std::size_t>(i % 97), 'x'));
+  texts.push_back(std::string(100000, 'b'));  // more than a block
+  texts.push_back(std::string(100000, 'c'));
+  texts.push_back("");
+  std::vector<std::string_view> first;
+  for (const auto& t : texts) first.push_back(b.intern(t));
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    CHECK(first[i] == texts[i]);
+    CHECK(first[i].data() != texts[i].data());
+    std::string again = texts[i];  // an equal text elsewhere finds the same copy
+    CHECK(b.intern(again).data() == first[i].data());
+  }
+  CHECK(first[0].data() != b.intern("text 0 ").data());
+  Bundle moved = std::move(b);
+  CHECK(moved.intern(texts[123]).data() == first[123].data());
+  CHECK(moved.intern(texts[20000]).data() == first[20000].data());
+  CHECK(moved.intern("new after the move") == "new after the move");
+}
+
 TEST_CASE("CSV: header in table order, minimal quoting, True/False, nulls empty, CRLF") {
   TempDir d;
   Bundle b;
