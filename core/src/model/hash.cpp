@@ -1,9 +1,11 @@
 // model/hash.cpp: framed BLAKE2b over libsodium's crypto_generichash, and random ids.
 #include "tether/model/hash.hpp"
+#include "tether/model/framed_hash.hpp"
 
 #include <sodium.h>
 
 #include <array>
+#include <cstring>
 #include <stdexcept>
 
 namespace tether::model {
@@ -51,6 +53,37 @@ std::string framed_blake2b(const std::vector<std::string_view>& parts, std::size
   std::array<unsigned char, crypto_generichash_BYTES_MAX> out{};
   crypto_generichash_final(&st, out.data(), size);
   return to_hex(out.data(), size);
+}
+
+static_assert(sizeof(crypto_generichash_state) <= 384 && alignof(crypto_generichash_state) <= 64,
+              "FramedBlake2b's storage must hold libsodium's state");
+
+FramedBlake2b::FramedBlake2b(std::size_t size) : size_(size) {
+  if (size < 1 || size > crypto_generichash_BYTES_MAX) throw std::invalid_argument("framed_blake2b: size out of range");
+  ensure_sodium();
+  std::memset(state_, 0, sizeof state_);
+  if (crypto_generichash_init(reinterpret_cast<crypto_generichash_state*>(state_), nullptr, 0, size) != 0)
+    throw std::runtime_error("crypto_generichash_init failed");
+}
+
+void FramedBlake2b::add(std::string_view part) {
+  auto* st = reinterpret_cast<crypto_generichash_state*>(state_);
+  unsigned char len[8];
+  uint64_t n = part.size();
+  for (int i = 7; i >= 0; --i) {
+    len[i] = static_cast<unsigned char>(n & 0xFF);
+    n >>= 8;
+  }
+  crypto_generichash_update(st, len, sizeof len);
+  crypto_generichash_update(st, reinterpret_cast<const unsigned char*>(part.data()), part.size());
+}
+
+std::string FramedBlake2b::hex() const {
+  alignas(64) unsigned char copy[sizeof state_];
+  std::memcpy(copy, state_, sizeof state_);
+  std::array<unsigned char, crypto_generichash_BYTES_MAX> out{};
+  crypto_generichash_final(reinterpret_cast<crypto_generichash_state*>(copy), out.data(), size_);
+  return to_hex(out.data(), size_);
 }
 
 std::string framed_blake2b(std::initializer_list<std::string_view> parts, std::size_t size) {

@@ -12,6 +12,7 @@
 
 #include <set>
 
+#include "tether/model/framed_hash.hpp"
 #include "tether/model/hash.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/names.hpp"
@@ -28,6 +29,28 @@ TEST_CASE("framed_blake2b vectors") {
   CHECK(framed_blake2b({"ab", "c"}, 16) != framed_blake2b({"a", "bc"}, 16));
   CHECK_THROWS(framed_blake2b({"x"}, 0));
   CHECK_THROWS(framed_blake2b({"x"}, 65));
+}
+
+TEST_CASE("FramedBlake2b: part by part, the same digests; a copied state continues on its own") {
+  FramedBlake2b empty(32);
+  CHECK(empty.hex() == "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8");
+  FramedBlake2b h(64);
+  h.add("abc");
+  FramedBlake2b fork = h;  // the state after "abc"
+  CHECK(h.hex() == framed_blake2b({"abc"}, 64));
+  CHECK(h.hex() == h.hex());  // hex() does not consume the state
+  h.add("def");
+  CHECK(h.hex() ==
+        "293bf4fee0bd98b473c92baa20b8dafcaf7f2341635c73bf3d77efdefdc3d4ec3a5d8aa79195e4342113a8d07f2a3324cc157a7abdad09c059ac1cbdcbb3c06d");
+  fork.add("xyz");
+  CHECK(fork.hex() == framed_blake2b({"abc", "xyz"}, 64));
+  CHECK(fork.hex() != h.hex());
+  FramedBlake2b split(16);
+  split.add("");
+  split.add("x");
+  CHECK(split.hex() == framed_blake2b({"", "x"}, 16));
+  CHECK_THROWS(FramedBlake2b(0));
+  CHECK_THROWS(FramedBlake2b(65));
 }
 
 TEST_CASE("pin ids and listing names") {

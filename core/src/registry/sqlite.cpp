@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -54,6 +55,26 @@ struct Stmt {
   }
 };
 
+// Parameters per INSERT statement: 999, SQLite's limit before 3.32 (32,766 since), so any
+// libsqlite3 takes it. Larger batches measured no faster.
+constexpr std::size_t kMaxParams = 999;
+
+// INSERT OR REPLACE of `n` rows of `def` in one statement.
+sqlite3_stmt* prepare_insert(Db& db, const TableDef& def, std::size_t n) {
+  std::string sql = "INSERT OR REPLACE INTO " + def.name + " (";
+  std::string marks = "(";
+  for (std::size_t i = 0; i < def.columns.size(); ++i) {
+    sql += (i ? ", " : "") + def.columns[i].name;
+    marks += i ? ", ?" : "?";
+  }
+  marks += ")";
+  sql += ") VALUES ";
+  for (std::size_t k = 0; k < n; ++k) sql += (k ? ", " : "") + marks;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db.db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) db.fail("table " + def.name);
+  return st;
+}
+
 }  // namespace
 
 std::string sqlite_ddl() {
@@ -91,40 +112,53 @@ void write_sqlite(const Bundle& bundle, const fs::path& path, bool append) {
   } cleanup{target, !append};
 
   db.exec("PRAGMA foreign_keys = OFF");
-  if (!append) db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");  // a scratch file until renamed
+  // A replacing export writes a new scratch file, renamed over the target only once complete:
+  // no rollback journal, no syncs, no other connection to make way for. 64 KiB pages (the
+  // largest; any SQLite reads them): in 4 KiB pages, a 500,000-row export (290 MB) took 0.3 s
+  // more CPU, 2.9 s against 2.6 s, mostly the system time of 70,000 page writes. page_size
+  // must come before the first table.
+  if (!append)
+    db.exec("PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+            "PRAGMA locking_mode = EXCLUSIVE");
   db.exec("BEGIN IMMEDIATE");
   db.exec(sqlite_ddl());
   for (const auto& table : bundle.all()) {
     const auto& def = table.def();
     if (def.group == Group::Replaced) db.exec("DELETE FROM " + def.name);
     if (table.rows() == 0) continue;
-    std::string sql = "INSERT OR REPLACE INTO " + def.name + " (";
-    std::string marks;
-    for (std::size_t i = 0; i < def.columns.size(); ++i) {
-      sql += (i ? ", " : "") + def.columns[i].name;
-      marks += i ? ", ?" : "?";
-    }
-    sql += ") VALUES (" + marks + ")";
-    Stmt st;
-    if (sqlite3_prepare_v2(db.db, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) db.fail("table " + def.name);
-    for (std::size_t r = 0; r < table.rows(); ++r) {
-      auto row = table.row(r);
-      for (std::size_t c = 0; c < row.size(); ++c) {
-        const Cell& cell = row[c];
-        int col = static_cast<int>(c + 1);
-        int rc = SQLITE_OK;
-        switch (cell.kind) {
-          case Cell::Null: rc = sqlite3_bind_null(st.s, col); break;
-          case Cell::Text:
-            rc = sqlite3_bind_text64(st.s, col, cell.s.data(), cell.s.size(), SQLITE_STATIC, SQLITE_UTF8);
-            break;
-          case Cell::Int: rc = sqlite3_bind_int64(st.s, col, cell.i); break;
-          case Cell::Bool: rc = sqlite3_bind_int(st.s, col, cell.b ? 1 : 0); break;
+    const std::size_t rows = table.rows();
+    const std::size_t ncol = def.columns.size();
+    // Many rows per statement (up to kMaxParams parameters), the rest in one shorter statement:
+    // one step per row opened and closed the table's cursors and reset the statement 500,000
+    // times in a 500,000-row export, 0.2 s of its 2.6 s CPU. Rows are bound, not copied
+    // (SQLITE_STATIC: the bundle outlives the statement), and inserted in the bundle's order,
+    // one after the other, as before.
+    const std::size_t batch = std::min(rows, std::max<std::size_t>(1, kMaxParams / ncol));
+    Stmt full, tail;
+    full.s = prepare_insert(db, def, batch);
+    std::size_t r = 0;
+    auto put = [&](sqlite3_stmt* st, std::size_t n) {
+      int p = 1;
+      for (std::size_t k = 0; k < n; ++k, ++r) {
+        for (const Cell& cell : table.row(r)) {
+          int rc = SQLITE_OK;
+          switch (cell.kind) {
+            case Cell::Null: rc = sqlite3_bind_null(st, p); break;
+            case Cell::Text: rc = sqlite3_bind_text64(st, p, cell.s.data(), cell.s.size(), SQLITE_STATIC, SQLITE_UTF8); break;
+            case Cell::Int: rc = sqlite3_bind_int64(st, p, cell.i); break;
+            case Cell::Bool: rc = sqlite3_bind_int(st, p, cell.b ? 1 : 0); break;
+          }
+          if (rc != SQLITE_OK) db.fail("table " + def.name);
+          ++p;
         }
-        if (rc != SQLITE_OK) db.fail("table " + def.name);
       }
-      if (sqlite3_step(st.s) != SQLITE_DONE) db.fail("table " + def.name);
-      sqlite3_reset(st.s);
+      if (sqlite3_step(st) != SQLITE_DONE) db.fail("table " + def.name);
+      sqlite3_reset(st);
+    };
+    while (rows - r >= batch) put(full.s, batch);
+    if (r < rows) {
+      tail.s = prepare_insert(db, def, rows - r);
+      put(tail.s, rows - r);
     }
   }
   db.exec("COMMIT");

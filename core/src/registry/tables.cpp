@@ -1,5 +1,8 @@
 // core/src/registry/tables.cpp: the nine tables and two views of schema version 3
 // (docs/registry.md#the-tables), and the Bundle/Table containers every writer reads.
+#include <cstring>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 
 #include "tether/registry/registry.hpp"
@@ -157,11 +160,50 @@ std::vector<std::pair<std::string, std::size_t>> Bundle::row_counts() const {
   return out;
 }
 
+namespace {
+constexpr std::size_t kBlock = 64 * 1024;
+}  // namespace
+
+void Bundle::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.data == nullptr) continue;
+    std::size_t i = s.hash & mask;
+    while (slots_[i].data != nullptr) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
 std::string_view Bundle::intern(std::string_view text) {
-  auto it = interned_.find(text);
-  if (it != interned_.end()) return *it;
-  const std::string& kept = arena_.emplace_back(text);
-  return *interned_.insert(std::string_view(kept)).first;
+  if ((interned_ + 1) * 2 > slots_.size()) grow();
+  const std::size_t hash = std::hash<std::string_view>{}(text);
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = hash & mask;
+  for (; slots_[i].data != nullptr; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.hash == hash && std::string_view(s.data, s.size) == text) return {s.data, s.size};
+  }
+  static const char kEmpty = '\0';
+  const char* kept = &kEmpty;
+  if (text.size() > kBlock / 4) {
+    big_.push_back(std::make_unique_for_overwrite<char[]>(text.size()));
+    kept = big_.back().get();
+    std::memcpy(big_.back().get(), text.data(), text.size());
+  } else if (!text.empty()) {
+    if (blocks_.empty() || text.size() > left_) {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlock));
+      left_ = kBlock;
+    }
+    char* at = blocks_.back().get() + (kBlock - left_);
+    std::memcpy(at, text.data(), text.size());
+    left_ -= text.size();
+    kept = at;
+  }
+  slots_[i] = Slot{hash, kept, text.size()};
+  ++interned_;
+  return {kept, text.size()};
 }
 
 }  // namespace tether::registry

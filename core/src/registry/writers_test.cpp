@@ -94,6 +94,28 @@ TEST_CASE("a bundle interns text and refuses a row of the wrong width") {
   CHECK(v1 == "same");
 }
 
+TEST_CASE("a bundle interns many texts: across blocks, a table that grows, big and empty texts") {
+  Bundle b;
+  std::vector<std::string> texts;
+  for (int i = 0; i < 20000; ++i) texts.push_back("text " + std::to_string(i) + std::string(static_cast<std::size_t>(i % 97), 'x'));
+  texts.push_back(std::string(100000, 'b'));  // more than a block
+  texts.push_back(std::string(100000, 'c'));
+  texts.push_back("");
+  std::vector<std::string_view> first;
+  for (const auto& t : texts) first.push_back(b.intern(t));
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    CHECK(first[i] == texts[i]);
+    CHECK(first[i].data() != texts[i].data());
+    std::string again = texts[i];  // an equal text elsewhere finds the same copy
+    CHECK(b.intern(again).data() == first[i].data());
+  }
+  CHECK(first[0].data() != b.intern("text 0 ").data());
+  Bundle moved = std::move(b);
+  CHECK(moved.intern(texts[123]).data() == first[123].data());
+  CHECK(moved.intern(texts[20000]).data() == first[20000].data());
+  CHECK(moved.intern("new after the move") == "new after the move");
+}
+
 TEST_CASE("CSV: header in table order, minimal quoting, True/False, nulls empty, CRLF") {
   TempDir d;
   Bundle b;
@@ -157,6 +179,41 @@ TEST_CASE("SQLite: a replacing export, then --append rewrites the Replaced table
     write_sqlite(b, db, false);  // replaces
   }
   CHECK(query(db, "SELECT commit_id FROM commits") == "c3\n");
+}
+
+TEST_CASE("SQLite: rows across many INSERT statements keep their order and values; a repeated key replaces") {
+  TempDir d;
+  Bundle b;
+  // objects has 15 columns (66 rows a statement): 200 rows are three full statements and 2 rows
+  for (int i = 0; i < 200; ++i) {
+    const std::string n = std::to_string(i);
+    b["objects"].add_row({b.text("c" + std::to_string(i % 7)), b.text("k" + n), b.text("file"),
+                          i % 3 ? b.text("s3://b/" + n) : Cell::null(), b.text("{\"i\":" + n + "}"), Cell::null(),
+                          Cell::null(), b.text("versioned"), b.text("record"), Cell::null(), Cell::null(), Cell::null(),
+                          Cell::null(), Cell::boolean(i % 2 == 1), b.text("t" + n)});
+  }
+  // commit_parents has 3 (333 a statement): 1,001 rows, a key repeated within the first
+  // statement (c0 at row 2) and across statements (c5 again in the last row)
+  std::string want;
+  for (int i = 0; i < 1000; ++i) {
+    b["commit_parents"].add_row({b.text(i == 2 ? "c0" : "c" + std::to_string(i)), b.text("p"), Cell::integer(i)});
+    if (i != 0 && i != 5) want += std::to_string(i) + "\n";  // c0's row 0 and c5's row 5 are replaced
+  }
+  b["commit_parents"].add_row({b.text("c5"), b.text("p"), Cell::integer(-1)});
+  want += "-1\n";
+  write_sqlite(b, d.path() / "t.sqlite", false);
+  const auto db = d.path() / "t.sqlite";
+  CHECK(query(db, "SELECT COUNT(*), SUM(recoverable), COUNT(uri) FROM objects") == "200|100|133\n");
+  std::string keys;
+  for (int i = 0; i < 200; ++i) keys += "k" + std::to_string(i) + "\n";
+  CHECK(query(db, "SELECT key FROM objects ORDER BY rowid") == keys);
+  CHECK(query(db, "SELECT * FROM objects WHERE key IN ('k65', 'k66', 'k199') ORDER BY rowid") ==
+        "c2|k65|file|s3://b/65|{\"i\":65}|∅|∅|versioned|record|∅|∅|∅|∅|1|t65\n"
+        "c3|k66|file|∅|{\"i\":66}|∅|∅|versioned|record|∅|∅|∅|∅|0|t66\n"
+        "c3|k199|file|s3://b/199|{\"i\":199}|∅|∅|versioned|record|∅|∅|∅|∅|1|t199\n");
+  CHECK(query(db, "SELECT position FROM commit_parents ORDER BY rowid") == want);
+  CHECK(query(db, "SELECT position FROM commit_parents WHERE commit_id IN ('c0', 'c5') ORDER BY commit_id") == "2\n-1\n");
+  CHECK(query(db, "PRAGMA integrity_check") == "ok\n");
 }
 
 TEST_CASE("directory formats: schema.json and one file per table; unknown formats and files refused") {
