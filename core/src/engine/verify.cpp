@@ -55,6 +55,16 @@ struct Verifier {
     fold_records();
     fold_identities();
     report(verify_unique());
+    if (opt.leave_memory_to_exit) {
+      struct Walk {
+        std::vector<Target> targets;
+        std::vector<std::shared_ptr<std::map<std::string, model::ObjectManifest>>> keep;
+        std::shared_ptr<void> parsed;
+        std::vector<std::shared_ptr<const vcs::FileMap>> files;
+      };
+      keep_until_exit(std::make_shared<const Walk>(
+          Walk{std::move(targets), std::move(keep), std::move(keep_parsed), std::move(keep_files)}));
+    }
     return std::move(out);
   }
 
