@@ -81,6 +81,33 @@ std::string yellow(const std::string& s) { return paint(1, "33", s); }
 std::string red_err(const std::string& s) { return paint(2, "31", s); }
 std::string yellow_err(const std::string& s) { return paint(2, "33", s); }
 
+StdoutLines::StdoutLines() : colour_(colour(1)) {}
+
+StdoutLines::~StdoutLines() {
+  try {
+    flush();
+  } catch (...) {  // a destructor must not throw; a failed write shows as the stream's error
+  }
+}
+
+void StdoutLines::line(const std::string& text, Paint paint) {
+  const std::string* plain = &text;
+  if (colour_ && paint != Paint::None) {
+    painted_.assign(paint == Paint::Green ? "\033[32m" : "\033[31m").append(text).append("\033[0m");
+    plain = &painted_;
+  }
+  block_ += support::redact_secrets(*plain);
+  block_ += '\n';
+  if (block_.size() >= 64 * 1024) flush();
+}
+
+void StdoutLines::flush() {
+  if (block_.empty()) return;
+  std::lock_guard lock(g_io);
+  std::cout.write(block_.data(), static_cast<std::streamsize>(block_.size()));
+  block_.clear();
+}
+
 void request_cancel() { host::set_cancelled(true); }
 
 int guarded(const std::function<int()>& command) {

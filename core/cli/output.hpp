@@ -29,6 +29,24 @@ std::string yellow(const std::string& s);
 std::string red_err(const std::string& s);           // colour for stderr, when a terminal
 std::string yellow_err(const std::string& s);
 
+// Many stdout lines, written in blocks of about 64 KB (and at flush() or destruction): each
+// line as out(green(line)) or out(red(line)) would print it (painted, then redacted), with
+// whether stdout is a colour terminal decided once, not once per line.
+class StdoutLines {
+ public:
+  enum class Paint { None, Green, Red };
+  StdoutLines();
+  ~StdoutLines();
+  StdoutLines(const StdoutLines&) = delete;
+  StdoutLines& operator=(const StdoutLines&) = delete;
+  void line(const std::string& text, Paint paint = Paint::None);
+  void flush();
+
+ private:
+  std::string block_, painted_;
+  bool colour_;
+};
+
 void request_cancel();
 
 // Progress of long work on stderr when it is a terminal: `label done/total` over the

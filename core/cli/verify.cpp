@@ -14,10 +14,16 @@ int run_verify(const Global& g, const VerifyOptions& o) {
   opt.rev = o.rev;
   opt.all_history = o.all_history;
   opt.deep = o.deep;
+  opt.leave_memory_to_exit = true;  // main returns after this command
   Progress progress("verifying", !g.json);
   opt.progress = progress.callback();
-  auto result = engine::verify(*repo, opt);
+  auto kept = std::make_shared<engine::VerifyResult>(engine::verify(*repo, opt));
   progress.finish();
+  // A long history's results and the VCS's caches are hundreds of thousands of small blocks:
+  // the exit returns them at once (the plugins still shut down with the repo).
+  engine::keep_until_exit(kept);
+  repo->leave_vcs_to_exit();
+  const engine::VerifyResult& result = *kept;
   const auto& entries = result.entries;
   bool all_ok = result.ok();
   if (g.json) {
@@ -28,10 +34,16 @@ int run_verify(const Global& g, const VerifyOptions& o) {
     out("  nothing to verify: the history holds " + std::to_string(result.skipped_observed) +
         " Observed record(s), which promise no state to check (only pinned or recoverable states are verified)");
   else if (entries.empty()) out("  nothing to verify: no committed states");
+  // 500,000 lines for a long history: one buffer, written in large blocks.
+  StdoutLines lines;
+  std::string line;
   for (const auto& e : entries) {
-    std::string line = "  " + rjust(e.status, 8) + "  " + e.label + (e.message.empty() ? "" : "  " + e.message);
-    out(e.status == "ok" ? green(line) : red(line));
+    line.assign(2 + (e.status.size() < 8 ? 8 - e.status.size() : 0), ' ');
+    line.append(e.status).append("  ").append(e.label);
+    if (!e.message.empty()) line.append("  ").append(e.message);
+    lines.line(line, e.status == "ok" ? StdoutLines::Paint::Green : StdoutLines::Paint::Red);
   }
+  lines.flush();
   return all_ok ? 0 : 1;
 }
 

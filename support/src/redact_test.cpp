@@ -62,6 +62,23 @@ TEST_CASE("tokens in query strings") {
 TEST_CASE("Authorization headers") {
   CHECK(redact_secrets("Authorization: Bearer abc.def") == "Authorization: Bearer ****");
   CHECK(redact_secrets("authorization: Basic dXNlcjpwYXNz") == "authorization: Basic ****");
+  // Found in any case, with no '=' or "://" in the text, at its start or after other colons.
+  CHECK(redact_secrets("AUTHORIZATION: token ghp_x") == "AUTHORIZATION: token ****");
+  CHECK(redact_secrets("a:b: AuThOrIzAtIoN:Bearer t0k") == "a:b: AuThOrIzAtIoN:Bearer ****");
+  CHECK(redact_secrets("Authorization:") == "Authorization:");
+}
+
+// The fast path: text without '=', "://" or "authorization:" comes back as it is, byte for
+// byte, and one trigger anywhere still finds the credential.
+TEST_CASE("text without any credential's marker is returned as it is") {
+  const std::string plain = "        ok  0123456789ab:obj00/a:b  tether.0a1b2c3d.1 -> 0123, expected 4567 :/ :x /";
+  CHECK(redact_secrets(plain) == plain);
+  CHECK(redact_secrets("") == "");
+  CHECK(redact_secrets(":") == ":");
+  CHECK(redact_secrets(std::string("nul\0 inside", 11)) == std::string("nul\0 inside", 11));
+  CHECK(redact_secrets(plain + " token=abc") == plain + " token=****");
+  CHECK(redact_secrets(plain + " https://u:pw@h") == plain + " https://u:****@h");
+  CHECK(redact_secrets(plain + " authorization: Basic q") == plain + " authorization: Basic ****");
 }
 
 TEST_CASE("several in one text, nothing else touched") {

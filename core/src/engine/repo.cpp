@@ -257,6 +257,24 @@ std::vector<std::string> vcs_paths(const Context& cx) {
   return paths;
 }
 
+// ---- memory left to the exit ---------------------------------------------------------------
+
+void keep_until_exit(std::shared_ptr<const void> memory) {
+  // Never destroyed on purpose: the static pointer keeps all of it reachable until exit.
+  static auto* kept = new std::vector<std::shared_ptr<const void>>();
+  static std::mutex mu;
+  std::lock_guard lock(mu);
+  kept->push_back(std::move(memory));
+}
+
+// The adapter holds only memory and read handles (its writes run `git` to completion), so
+// nothing is lost by not destroying it; its caches after a history walk are the bulk of what
+// the exit would otherwise free entry by entry.
+void Repo::leave_vcs_to_exit() {
+  Context& cx = Context::of(*this);
+  if (cx.vcs) keep_until_exit(std::shared_ptr<const vcs::VcsAdapter>(std::move(cx.vcs)));
+}
+
 // ---- backends --------------------------------------------------------------------------------
 
 host::BackendProxy& Repo::backend(const std::string& kind) {

@@ -44,6 +44,7 @@ struct Verifier {
   std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;                      // the texts they were read from
   std::vector<std::size_t> target_job;             // per target: its record in jobs
   std::vector<const model::ObjectManifest*> jobs;  // one per distinct record
+  std::vector<std::string> job_tail;               // per job: cb(state) + "," + cb(pin)
   std::vector<std::size_t> job_slot;               // per job: its identity in unique
   std::vector<const model::ObjectManifest*> unique;
 
@@ -55,6 +56,16 @@ struct Verifier {
     fold_records();
     fold_identities();
     report(verify_unique());
+    if (opt.leave_memory_to_exit) {
+      struct Walk {
+        std::vector<Target> targets;
+        std::vector<std::shared_ptr<std::map<std::string, model::ObjectManifest>>> keep;
+        std::shared_ptr<void> parsed;
+        std::vector<std::shared_ptr<const vcs::FileMap>> files;
+      };
+      keep_until_exit(std::make_shared<const Walk>(
+          Walk{std::move(targets), std::move(keep), std::move(keep_parsed), std::move(keep_files)}));
+    }
     return std::move(out);
   }
 
@@ -110,10 +121,12 @@ struct Verifier {
   }
 
   // Dedupe by the parsed manifest (one per distinct text), then by cb([kind, locator, state,
-  // pin]) (no plugin call).
+  // pin]) (no plugin call). The signature is that canonical text, written piece by piece
+  // (canonical JSON of an array is its elements' joined by ','), so the locator and state are
+  // not copied into an array first, and the [state, pin] part is kept for fold_identities.
   void fold_records() {
     std::unordered_map<const model::ObjectManifest*, std::size_t> by_manifest;
-    std::map<std::string, std::size_t> by_record;
+    std::unordered_map<std::string, std::size_t> by_record;
     target_job.resize(targets.size());
     for (std::size_t i = 0; i < targets.size(); ++i) {
       const auto* m = targets[i].m;
@@ -122,10 +135,24 @@ struct Verifier {
         target_job[i] = known->second;
         continue;
       }
-      Json pin = m->pin ? Json{{"id", m->pin->id}, {"ref", m->pin->ref}} : Json(nullptr);
-      std::string sig = support::canonical_json(Json::array({m->kind, m->locator, *m->state, pin}));
-      auto [it, inserted] = by_record.emplace(sig, jobs.size());
-      if (inserted) jobs.push_back(m);
+      std::string tail = support::canonical_json(*m->state);
+      tail += ',';
+      if (m->pin) {
+        tail += "{\"id\":";
+        tail += support::canonical_json(Json(m->pin->id));
+        tail += ",\"ref\":";
+        tail += support::canonical_json(Json(m->pin->ref));
+        tail += '}';
+      } else {
+        tail += "null";
+      }
+      std::string sig = "[" + support::canonical_json(Json(m->kind)) + "," + support::canonical_json(m->locator) + "," +
+                        tail + "]";
+      auto [it, inserted] = by_record.emplace(std::move(sig), jobs.size());
+      if (inserted) {
+        jobs.push_back(m);
+        job_tail.push_back(std::move(tail));
+      }
       target_job[i] = it->second;
       by_manifest.emplace(m, it->second);
     }
@@ -135,7 +162,7 @@ struct Verifier {
   // identity depends on the kind and locator alone, so it is asked once per distinct locator
   // (a long history names a few dozen locators in thousands of records).
   void fold_identities() {
-    std::map<std::string, std::size_t> by_identity;
+    std::unordered_map<std::string, std::size_t> by_identity;
     std::unordered_map<std::string, std::optional<std::string>> identities;  // kind + locator -> identity text
     job_slot.resize(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -152,12 +179,13 @@ struct Verifier {
         known = identities.emplace(std::move(where), std::move(id)).first;
       }
       if (known->second) {
-        Json pin = m->pin ? Json{{"id", m->pin->id}, {"ref", m->pin->ref}} : Json(nullptr);
-        sig = support::canonical_json(Json::array({m->kind, *known->second, *m->state, pin}));
+        // cb([kind, identity text, state, pin]), as fold_records writes it
+        sig = "[" + support::canonical_json(Json(m->kind)) + "," + support::canonical_json(Json(*known->second)) + "," +
+              job_tail[j] + "]";
       } else {
         sig = "job:" + std::to_string(j);  // verified (and fails) on its own
       }
-      auto [it, inserted] = by_identity.emplace(sig, unique.size());
+      auto [it, inserted] = by_identity.emplace(std::move(sig), unique.size());
       if (inserted) unique.push_back(m);
       job_slot[j] = it->second;
     }

@@ -234,7 +234,14 @@ std::vector<sdk::VerifyOutcome> BackendProxy::verify_many(const std::vector<sdk:
   };
   Json reply;
   try {
-    reply = call(Op::VerifyMany, Json(sdk::VerifyManyRequest{items}), {});
+    // The items straight into the request, {"items": [...]} as to_json(VerifyManyRequest)
+    // writes it: building a VerifyManyRequest first copied every locator and state twice.
+    Json list = Json::array();
+    list.get_ref<Json::array_t&>().reserve(items.size());
+    for (const auto& it : items) list.push_back(Json(it));
+    Json request = Json::object();
+    request["items"] = std::move(list);
+    reply = call(Op::VerifyMany, request, {});
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {

@@ -31,15 +31,44 @@ Reference find_reference(git_repository* repo, const std::string& name) {
   return Reference(raw);
 }
 
-std::optional<git_oid> reference_commit(git_repository* repo, const std::string& name) {
-  Reference ref = find_reference(repo, name);
-  if (!ref) return std::nullopt;
+namespace {
+std::optional<git_oid> peel_to_commit(const Reference& ref, const std::string& name) {
   git_object* raw = nullptr;
   int rc = git_reference_peel(&raw, ref.get(), GIT_OBJECT_COMMIT);
   if (rc == GIT_ENOTFOUND) return std::nullopt;  // a symbolic ref to an unborn branch
   check(rc, name + " does not name a commit");
   Object obj(raw);
   return *git_object_id(obj.get());
+}
+}  // namespace
+
+std::optional<git_oid> reference_commit(git_repository* repo, const std::string& name) {
+  Reference ref = find_reference(repo, name);
+  if (!ref) return std::nullopt;
+  return peel_to_commit(ref, name);
+}
+
+// verify's common case (a lightweight pin tag at the recorded commit) without inflating the
+// commit: git_reference_peel reads and parses the whole object, while the header (in a pack,
+// a few bytes at the entry's offset) tells that it exists and is a commit.
+std::optional<git_oid> reference_commit_expecting(git_repository* repo, const std::string& name,
+                                                  const std::string& expected) {
+  Reference ref = find_reference(repo, name);
+  if (!ref) return std::nullopt;
+  if (git_reference_type(ref.get()) == GIT_REFERENCE_DIRECT) {
+    if (const git_oid* id = git_reference_target(ref.get());
+        id && !expected.empty() && expected.size() <= GIT_OID_HEXSZ && oid_hex(*id).compare(0, expected.size(), expected) == 0) {
+      git_odb* raw_odb = nullptr;
+      if (git_repository_odb(&raw_odb, repo) == 0) {
+        size_t len = 0;
+        git_object_t type = GIT_OBJECT_INVALID;
+        int rc = git_odb_read_header(&len, &type, raw_odb, id);
+        git_odb_free(raw_odb);
+        if (rc == 0 && type == GIT_OBJECT_COMMIT) return *id;
+      }
+    }
+  }
+  return peel_to_commit(ref, name);
 }
 
 std::optional<git_oid> revparse_commit(git_repository* repo, const std::string& spec) {

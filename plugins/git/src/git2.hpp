@@ -26,6 +26,13 @@ git_oid oid_from_hex(const std::string& hex);  // 40 hex digits; Git2Error other
 Reference find_reference(git_repository* repo, const std::string& name);
 // The commit a reference (after peeling tags) names; nullopt when the ref does not exist.
 std::optional<git_oid> reference_commit(git_repository* repo, const std::string& name);
+// The same answer, cheaper when the reference points straight at a commit whose id starts
+// with `expected` (lower-case hex): that id, after a look at the object's header (it exists
+// and is a commit) instead of reading and parsing the commit. Anything else (an annotated
+// tag, another id, a symbolic ref, a missing object, not a commit) takes reference_commit's
+// full peel, so its answers and errors stay what they were.
+std::optional<git_oid> reference_commit_expecting(git_repository* repo, const std::string& name,
+                                                  const std::string& expected);
 // git_revparse_single + peel to a commit; nullopt when the spec names nothing.
 std::optional<git_oid> revparse_commit(git_repository* repo, const std::string& spec);
 // A full or abbreviated (>= 4 hex) commit id looked up in the object database; nullopt when

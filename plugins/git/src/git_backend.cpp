@@ -290,7 +290,7 @@ sdk::VerifyReport GitBackend::verify_in(const Target& t, git_repository* repo, c
   std::string target;
   if (r.pin) {
     target = r.pin->ref;
-    found = guarded([&] { return reference_commit(repo, tag_ref(r.pin->ref)); });
+    found = guarded([&] { return reference_commit_expecting(repo, tag_ref(r.pin->ref), sha); });
   } else {
     target = sha;
     found = guarded([&] { return lookup_commit_prefix(repo, sha); });

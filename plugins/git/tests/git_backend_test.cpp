@@ -219,6 +219,95 @@ TEST_CASE("verify: ok, a deleted tag is missing, a moved tag has drifted") {
   CHECK(be->verify(loc(repo), ghost, std::nullopt).status == tether::sdk::VerifyStatus::Missing);
 }
 
+// verify reads a lightweight tag at the recorded commit from the ref and the object's header
+// alone; every other shape takes the full peel. Each answer is checked against what git
+// says, through verify and verify_many alike.
+TEST_CASE("verify: lightweight, annotated, moved, non-commit and dangling pin tags") {
+  using tether::sdk::VerifyStatus;
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  Json s = be->fingerprint(loc(repo));
+  std::string sha = s["sha"];
+  std::string other = commit_file(repo, "b.txt", "b\n");
+  auto pin_named = [](const std::string& hash) {
+    return tether::sdk::Pin{"0a1b2c3d." + hash, "tether.0a1b2c3d." + hash};
+  };
+  struct Case {
+    const char* what;
+    Json state;
+    tether::sdk::Pin pin;
+    std::optional<VerifyStatus> status;  // nullopt: verify fails
+    std::string message;
+  };
+  std::vector<Case> cases;
+
+  auto light = pin_named("1111111111111111");
+  git(repo, {"tag", light.ref, sha});
+  REQUIRE(git(repo, {"cat-file", "-t", "refs/tags/" + light.ref}) == "commit");
+  cases.push_back({"lightweight, at the commit", s, light, VerifyStatus::Ok, ""});
+  cases.push_back({"lightweight, at the commit, an abbreviated sha", Json{{"sha", sha.substr(0, 12)}, {"dirty", false}},
+                   light, VerifyStatus::Ok, ""});
+
+  auto annotated = pin_named("2222222222222222");
+  git(repo, {"tag", "-a", "-m", "annotated", annotated.ref, sha});
+  REQUIRE(git(repo, {"cat-file", "-t", "refs/tags/" + annotated.ref}) == "tag");
+  cases.push_back({"annotated, at the commit", s, annotated, VerifyStatus::Ok, ""});
+
+  auto moved = pin_named("3333333333333333");
+  git(repo, {"tag", moved.ref, other});
+  cases.push_back({"lightweight, elsewhere", s, moved, VerifyStatus::Drifted,
+                   moved.ref + " -> " + other.substr(0, 12) + ", expected " + sha.substr(0, 12)});
+  auto moved_annotated = pin_named("4444444444444444");
+  git(repo, {"tag", "-a", "-m", "annotated", moved_annotated.ref, other});
+  cases.push_back({"annotated, elsewhere", s, moved_annotated, VerifyStatus::Drifted,
+                   moved_annotated.ref + " -> " + other.substr(0, 12) + ", expected " + sha.substr(0, 12)});
+
+  // A tag at a blob, and a state that claims the blob's id: the id matches, the type does not.
+  std::string blob = git(repo, {"rev-parse", "HEAD:b.txt"});
+  auto at_blob = pin_named("5555555555555555");
+  git(repo, {"tag", at_blob.ref, blob});
+  cases.push_back({"lightweight, at a blob", Json{{"sha", blob}, {"dirty", false}}, at_blob, std::nullopt, ""});
+
+  // A tag file naming an object the repository does not have (git itself refuses to make one).
+  std::string ghost = "0123456789abcdef0123456789abcdef01234567";
+  REQUIRE_FALSE(git_ok(repo, {"cat-file", "-e", ghost}));
+  auto dangling = pin_named("6666666666666666");
+  write(repo / ".git" / "refs" / "tags" / dangling.ref, ghost + "\n");
+  cases.push_back({"lightweight, at a missing object", Json{{"sha", ghost}, {"dirty", false}}, dangling,
+                   VerifyStatus::Missing, dangling.ref + " not found in " + repo.string()});
+
+  auto absent = pin_named("7777777777777777");
+  cases.push_back({"no such tag", s, absent, VerifyStatus::Missing, absent.ref + " not found in " + repo.string()});
+
+  std::vector<tether::sdk::VerifyRequest> batch;
+  for (const auto& c : cases) batch.push_back({loc(repo), c.state, c.pin, false});
+  auto many = be->verify_many(batch);
+  REQUIRE(many.size() == cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    INFO(c.what);
+    if (c.status) {
+      auto one = be->verify(loc(repo), c.state, c.pin);
+      CHECK(one.status == *c.status);
+      CHECK(one.message == c.message);
+      REQUIRE(many[i].report);
+      CHECK(many[i].report->status == *c.status);
+      CHECK(many[i].report->message == c.message);
+    } else {
+      std::string message;
+      try {
+        be->verify(loc(repo), c.state, c.pin);
+      } catch (const tether::BackendError& e) {
+        message = e.bare_message();
+      }
+      CHECK(contains(message, "does not name a commit"));
+      CHECK_FALSE(many[i].report);
+      CHECK(many[i].message == message);
+    }
+  }
+}
+
 TEST_CASE("pins are pushed to the remote through the git command; a failed push leaves no local tag") {
   Backend be;
   TempDir tmp("tether-git");

@@ -25,6 +25,9 @@ struct VerifyEntry {
 struct VerifyOptions {
   std::optional<std::string> rev;
   bool all_history = false, deep = false;
+  // The process exits after this (the CLI): the walk's parsed manifests, texts and labels go
+  // to keep_until_exit (tether/engine/repo.hpp) instead of being freed one by one.
+  bool leave_memory_to_exit = false;
   ProgressFn progress;
 };
 struct VerifyResult {
