@@ -7,6 +7,7 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "tether/engine/export.hpp"
+#include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 #include "tether/registry/registry.hpp"
 
@@ -36,6 +37,9 @@ int run_export(const Global& g, const ExportOptions& o) {
   else
     files = registry::write_dir(bundle, o.path, o.format);
   const engine::ExportResult r{o.path, o.format, bundle.head, bundle.row_counts()};
+  // Half a million rows and the history walk's caches: the exit returns them at once.
+  engine::keep_until_exit(std::make_shared<registry::Bundle>(std::move(bundle)));
+  repo->leave_vcs_to_exit();
   if (g.json) {
     print_json(r.to_json());
     return 0;

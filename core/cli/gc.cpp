@@ -5,6 +5,7 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "tether/engine/gc.hpp"
+#include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
 
 namespace tether::cli {
@@ -25,6 +26,9 @@ int run_gc(const Global& g, const GcOptions& o) {
   opt.progress = progress.callback();
   auto r = engine::gc(*repo, opt);
   progress.finish();
+  // The history walk's trees and manifest texts go with the exit, not entry by entry (the plan
+  // and the report below need only the repository's root and the result).
+  repo->leave_vcs_to_exit();
   if (!r.applied) {
     PlanFlags shown = o.plan;
     shown.dry_run = true;
