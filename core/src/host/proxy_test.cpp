@@ -102,6 +102,18 @@ TEST_CASE("verify_many answers item by item as verify does, batched or through t
     CHECK(got[3].ok());
     CHECK(b.verify_many({}).empty());
   }
+  SUBCASE("exceptions that are not the SDK's: BACKEND with the message, INTERNAL for a non-exception") {
+    auto b = load("good");
+    std::vector<sdk::VerifyRequest> odd{{Json{{"throw", "std"}}, Json{{"v", 1}}, pin, false},
+                                        {Json{{"throw", "int"}}, Json{{"v", 1}}, pin, false}};
+    auto got = b.verify_many(odd);
+    REQUIRE(got.size() == 2);
+    for (std::size_t i = 0; i < odd.size(); ++i) CHECK(show(got[i]) == show(alone(b, odd[i])));
+    CHECK(got[0].status == TETHER_E_BACKEND);
+    CHECK(got[0].message == "a plain std::exception");
+    CHECK(got[1].status == TETHER_E_INTERNAL);
+    CHECK(got[1].message == "unknown exception in backend");
+  }
   SUBCASE("a plugin built before the slot (NULL): the host calls verify once per item") {
     auto b = load("misbehave");
     CHECK_FALSE(b.has_op(Op::VerifyMany));

@@ -3,6 +3,7 @@
 // status mapping, the slot defaults and call serialisation.
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "tether/sdk/backend.hpp"
@@ -62,6 +63,9 @@ class GoodBackend : public sdk::Backend<GoodBackend> {
 
   sdk::VerifyReport verify(sdk::Call&, const sdk::VerifyRequest& r) {
     if (r.locator.contains("fail")) throw sdk::IoError(r.locator["fail"].get<std::string>());
+    // What the SDK makes of exceptions that are not its own.
+    if (r.locator.value("throw", "") == "std") throw std::runtime_error("a plain std::exception");
+    if (r.locator.value("throw", "") == "int") throw 42;
     return {r.pin ? sdk::VerifyStatus::Ok : sdk::VerifyStatus::Unknown, r.deep ? "deep" : ""};
   }
 

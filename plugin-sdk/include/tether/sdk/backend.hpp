@@ -77,6 +77,34 @@ inline tether_status fail(tether_call* call, tether_status st, const std::string
   return st;
 }
 
+// What the exception being handled means at the boundary: a backend Error keeps its status
+// and details; out of memory and anything not a std::exception are INTERNAL; any other
+// exception is BACKEND. Call only inside a catch block.
+struct Failure {
+  tether_status status;
+  std::string message;
+  Json details;
+};
+inline Failure current_failure() {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return {e.status(), e.what(), e.details()};
+  } catch (const std::bad_alloc&) {
+    return {TETHER_E_INTERNAL, "out of memory", nullptr};
+  } catch (const std::exception& e) {
+    return {TETHER_E_BACKEND, e.what(), nullptr};
+  } catch (...) {
+    return {TETHER_E_INTERNAL, "unknown exception in backend", nullptr};
+  }
+}
+
+// fail() with the exception being handled (current_failure()).
+inline tether_status fail_current(tether_call* call) {
+  Failure f = current_failure();
+  return fail(call, f.status, f.message, f.details);
+}
+
 inline void reply(tether_call* call, const Json& j) {
   std::string s = j.dump();
   call->host->reply(call, s.data(), s.size());
@@ -107,14 +135,8 @@ tether_status run(tether_call* call, const char* request, size_t len, Fn&& fn) n
     Json out = fn(c, req);
     reply(call, out);
     return TETHER_OK;
-  } catch (const Error& e) {
-    return fail(call, e.status(), e.what(), e.details());
-  } catch (const std::bad_alloc&) {
-    return fail(call, TETHER_E_INTERNAL, "out of memory", nullptr);
-  } catch (const std::exception& e) {
-    return fail(call, TETHER_E_BACKEND, e.what(), nullptr);
   } catch (...) {
-    return fail(call, TETHER_E_INTERNAL, "unknown exception in backend", nullptr);
+    return fail_current(call);
   }
 }
 
@@ -128,14 +150,9 @@ inline void from_json(const Json&, Empty&) {}
 inline VerifyOutcome failed_outcome(std::exception_ptr e) {
   try {
     std::rethrow_exception(e);
-  } catch (const Error& x) {
-    return VerifyOutcome::failed(x.status(), detail::one_line(x.what()));
-  } catch (const std::bad_alloc&) {
-    return VerifyOutcome::failed(TETHER_E_INTERNAL, "out of memory");
-  } catch (const std::exception& x) {
-    return VerifyOutcome::failed(TETHER_E_BACKEND, detail::one_line(x.what()));
   } catch (...) {
-    return VerifyOutcome::failed(TETHER_E_INTERNAL, "unknown exception in backend");
+    detail::Failure f = detail::current_failure();
+    return VerifyOutcome::failed(f.status, detail::one_line(f.message.c_str()));
   }
 }
 
@@ -197,14 +214,8 @@ tether_status run_verify_many(tether_call* call, const char* request, size_t len
     for (auto& o : out) results.push_back(Json(o));
     reply(call, Json{{"results", std::move(results)}});
     return TETHER_OK;
-  } catch (const Error& e) {
-    return fail(call, e.status(), e.what(), e.details());
-  } catch (const std::bad_alloc&) {
-    return fail(call, TETHER_E_INTERNAL, "out of memory", nullptr);
-  } catch (const std::exception& e) {
-    return fail(call, TETHER_E_BACKEND, e.what(), nullptr);
   } catch (...) {
-    return fail(call, TETHER_E_INTERNAL, "unknown exception in backend", nullptr);
+    return fail_current(call);
   }
 }
 
