@@ -36,23 +36,9 @@ std::string to_hex(const unsigned char* data, std::size_t len) {
 }
 
 std::string framed_blake2b(const std::vector<std::string_view>& parts, std::size_t size) {
-  if (size < 1 || size > crypto_generichash_BYTES_MAX) throw std::invalid_argument("framed_blake2b: size out of range");
-  ensure_sodium();
-  crypto_generichash_state st;
-  if (crypto_generichash_init(&st, nullptr, 0, size) != 0) throw std::runtime_error("crypto_generichash_init failed");
-  for (const auto& p : parts) {
-    unsigned char len[8];
-    uint64_t n = p.size();
-    for (int i = 7; i >= 0; --i) {
-      len[i] = static_cast<unsigned char>(n & 0xFF);
-      n >>= 8;
-    }
-    crypto_generichash_update(&st, len, sizeof len);
-    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(p.data()), p.size());
-  }
-  std::array<unsigned char, crypto_generichash_BYTES_MAX> out{};
-  crypto_generichash_final(&st, out.data(), size);
-  return to_hex(out.data(), size);
+  FramedBlake2b h(size);
+  for (const auto& p : parts) h.add(p);
+  return h.hex();
 }
 
 static_assert(sizeof(crypto_generichash_state) <= 384 && alignof(crypto_generichash_state) <= 64,
