@@ -27,9 +27,16 @@ bool colour(int fd) {
   return !no_colour && isatty(fd);
 }
 
+// `s` in the SGR colour `code` ("32" green, "31" red, "33" yellow), into `out`.
+void append_painted(std::string& out, const char* code, const std::string& s) {
+  out.append("\033[").append(code).append("m").append(s).append("\033[0m");
+}
+
 std::string paint(int fd, const char* code, const std::string& s) {
   if (!colour(fd)) return s;
-  return std::string("\033[") + code + "m" + s + "\033[0m";
+  std::string out;
+  append_painted(out, code, s);
+  return out;
 }
 
 }  // namespace
@@ -93,7 +100,8 @@ StdoutLines::~StdoutLines() {
 void StdoutLines::line(const std::string& text, Paint paint) {
   const std::string* plain = &text;
   if (colour_ && paint != Paint::None) {
-    painted_.assign(paint == Paint::Green ? "\033[32m" : "\033[31m").append(text).append("\033[0m");
+    painted_.clear();
+    append_painted(painted_, paint == Paint::Green ? "32" : "31", text);
     plain = &painted_;
   }
   block_ += support::redact_secrets(*plain);
