@@ -192,13 +192,16 @@ struct GcPlanner {
   Plan run() {
     plan.command = "gc";
     plan.created_at = now_iso_seconds(cx);
-    const std::string digest = cx.vcs->history_digest();  // before walking: a commit made meanwhile is caught
+    // One walk: the plan reviews exactly the commits its digest names, so a commit made
+    // meanwhile changes the digest and is caught when the plan is applied.
+    const std::vector<std::string> history = cx.vcs->all_commit_ids();
+    const std::string digest = vcs::history_digest_of(history);
     const auto head = cx.vcs->head();
     have_listings = !model::list_checkout_files(tether_dir(cx) / "listings", ".jsonl", false).empty();
 
     collect_here();
     collect_live_checkouts();
-    collect_history();
+    collect_history(history);
     set_context(digest, head);
     if (!opt.listings_only) {
       plan_pins();
@@ -350,12 +353,12 @@ struct GcPlanner {
 
   // 3. Every commit of the repository (but those the scope counts as gone), each tree and
   //    each manifest text once.
-  void collect_history() {
+  void collect_history(const std::vector<std::string>& history) {
     const std::string objects_rel = vcs_path(cx, ".tether/objects");
     std::unordered_set<const vcs::FileMap*> seen_trees;
     std::unordered_set<const std::string*> seen_texts;  // keep_alive's texts (a blob read once is one object)
     std::vector<std::shared_ptr<const vcs::FileMap>> keep_alive;
-    for (const auto& c : cx.vcs->all_commit_ids()) {
+    for (const auto& c : history) {
       if (scope.exclude_commits.count(c)) continue;
       ++commits;
       auto files = cx.vcs->manifests_at(c, objects_rel);

@@ -37,8 +37,9 @@ std::optional<std::string> VcsAdapter::current_bookmark() const {
   return branch;
 }
 
-std::string VcsAdapter::history_digest() const {
-  std::vector<std::string> ids = all_commit_ids();
+std::string VcsAdapter::history_digest() const { return history_digest_of(all_commit_ids()); }
+
+std::string history_digest_of(std::vector<std::string> ids) {
   std::sort(ids.begin(), ids.end());
   std::string joined;
   for (const auto& id : ids) {

@@ -228,6 +228,10 @@ inline constexpr std::string_view kParkingPrefix = "tether/";
 // sha256 of `text` as 64 lowercase hex digits (OpenSSL).
 std::string sha256_hex(const std::string& text);
 
+// The history digest of these commit ids (VcsAdapter::history_digest of a walk already
+// made): a command that walks every commit anyway digests the ids it walked, in one walk.
+std::string history_digest_of(std::vector<std::string> commit_ids);
+
 // Finds the git working tree containing `dataset_root` (searching upward; linked worktrees
 // work). Throws VcsError `no git repository found at or above <path>` when there is none.
 // `git_executable` is what runs the writes: from secrets `[vcs] git_path` or TETHER_GIT as the
