@@ -101,7 +101,11 @@ void log_op(Context& cx, const std::string& command, const Json& pre, const Json
 // ---- the op log (support.cpp) ----
 // An op log's entries (this checkout's, or the one of the checkout rooted at `checkout`);
 // malformed lines are skipped with one warning (to the warning sink, else into warnings).
-std::vector<OpEntry> read_ops(const Context& cx, const std::optional<std::filesystem::path>& checkout = std::nullopt);
+std::vector<OpEntry> read_ops(const Context& cx, const std::optional<std::filesystem::path>& checkout = std::nullopt,
+                              std::vector<std::size_t>* skipped = nullptr);
+// The warning read_ops gives for this checkout's log (`log`) when `skipped` is not empty: for
+// a reader that remembered which lines an earlier read skipped.
+void warn_skipped_ops(const Context& cx, const model::CheckoutPath& log, const std::vector<std::size_t>& skipped);
 
 // ---- bookmarks and branches (branching.cpp) ----
 Json vcs_position(const Context& cx);

@@ -484,13 +484,19 @@ static void warn(const Context& cx, const std::string& text) {
   else cx.warnings.push_back(text);
 }
 
-std::vector<OpEntry> read_ops(const Context& cx, const std::optional<std::filesystem::path>& checkout) {
+std::vector<OpEntry> read_ops(const Context& cx, const std::optional<std::filesystem::path>& checkout,
+                              std::vector<std::size_t>* skipped_out) {
   const model::CheckoutPath p = model::tether_path(checkout ? *checkout : cx.root, "ops.jsonl");
   std::vector<std::size_t> skipped;
   auto entries = OpLog(p).read(&skipped);
   const bool mine = !checkout || *checkout == cx.root;
   if (!skipped.empty()) warn(cx, OpLog::skipped_warning(mine ? p.name() : p.full().string(), skipped));
+  if (skipped_out) *skipped_out = std::move(skipped);
   return entries;
+}
+
+void warn_skipped_ops(const Context& cx, const model::CheckoutPath& log, const std::vector<std::size_t>& skipped) {
+  if (!skipped.empty()) warn(cx, OpLog::skipped_warning(log.name(), skipped));
 }
 
 }  // namespace tether::engine
