@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Start-up loads what a command uses (issue 19). tether links neither libgit2 nor libcrypto:
-# `--version` loads neither (nor libgit2's mbedTLS and libssh2). A command that reads the
+# Start-up loads what a command uses (issue 19). tether links neither libgit2, libcrypto,
+# libzstd nor libexpat: `--version` loads none of them (nor libgit2's mbedTLS and libssh2), a
+# warm `status` on a file object no libzstd or libexpat, and no libcrypto unless libgit2 brought
+# it (the file plugin opens it at its first hash). A command that reads the
 # repository through libgit2 opens it at run time (core/src/vcs/git2_lazy.cpp), and the
 # deferrals of core/cli/ca_bundle.cpp and ssh_init.cpp still hold: libgit2's calls to the
 # mbedTLS and libssh2 functions tether defines bind to the executable, which exports them by
@@ -22,7 +24,7 @@ loaded() { sed -n 's/.*calling init: //p' <<<"$LD"; }
 ld_debug files tether --version
 [ "$RC" -eq 0 ] || fail "tether --version failed under LD_DEBUG (exit $RC)"
 grep -q 'libstdc++' <<<"$(loaded)" || fail "LD_DEBUG=files reported no loaded object: $LD"
-for lib in libgit2 libcrypto libssh2 libmbedtls libmbedx509; do
+for lib in libgit2 libcrypto libzstd libexpat libssh2 libmbedtls libmbedx509; do
   ! grep -q "/$lib\.so" <<<"$(loaded)" || fail "tether --version loaded $lib: $(loaded)"
 done
 
@@ -31,6 +33,16 @@ mkdir data
 echo one >data/a.txt
 ok tether add data data --kind file
 ok tether commit -m one
+ld_debug files tether status
+[ "$RC" -eq 0 ] || fail "tether status failed under LD_DEBUG (exit $RC): $ERR"
+grep -q '/tether-backend-file\.so' <<<"$(loaded)" || fail "tether status did not load the file plugin: $(loaded)"
+for lib in libzstd libexpat; do
+  ! grep -q "/$lib\.so" <<<"$(loaded)" || fail "a warm tether status loaded $lib: $(loaded)"
+done
+if ! grep -q '/libgit2\.so' <<<"$(loaded)"; then
+  ! grep -q '/libcrypto\.so' <<<"$(loaded)" || fail "a warm tether status loaded libcrypto: $(loaded)"
+fi
+
 mkdir more
 echo two >more/b.txt
 ok tether add more more --kind file
