@@ -6,8 +6,9 @@
 // the signature taken from the library's header by decltype, so a mismatch does not compile),
 // forwarding to the real one found here; the library is opened at the first call. Because the
 // definitions stand in for the library at link time, a function the caller uses but does not
-// define fails to link, not at run time. Used for libpq and SQLite (core's registry), libgit2
-// (core's vcs), libcurl (the object-store client) and libcrypto (the file plugin's SHA-256).
+// define fails to link, not at run time. Used for libpq, SQLite and libzstd (core's registry),
+// libgit2 (core's vcs), libcurl and libexpat (the object-store client) and libcrypto (the file
+// plugin's SHA-256).
 //
 // Trivially destructible, so a forwarder called during exit (a static's destructor calling
 // git_libgit2_shutdown) still finds the library: nothing here is torn down before it. The
@@ -91,8 +92,6 @@ class LazyLibrary {
                              (error_ != nullptr ? error_ : "out of memory") + "; " + install_);
     return handle_;
   }
-
-  const char* soname() const { return soname_; }
 
  private:
   const char* soname_;
