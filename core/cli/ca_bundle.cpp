@@ -27,12 +27,13 @@
 
 #ifdef TETHER_DEFER_CA_BUNDLE
 
-#include <dlfcn.h>
 #include <mbedtls/ssl.h>
 #include <mbedtls/x509_crt.h>
 
 #include <mutex>
 #include <string>
+
+#include "next_symbol.hpp"
 
 namespace {
 
@@ -47,10 +48,10 @@ std::mutex& pending_mutex() {
 mbedtls_x509_crt* pending_chain = nullptr;  // guarded by pending_mutex()
 std::string pending_file;
 
-// The definition after the executable's (libmbedx509's, libmbedtls's).
+// The definition after the executable's (libmbedx509's, libmbedtls's): next_symbol.hpp.
 template <class F>
 F next(const char* name) {
-  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+  return reinterpret_cast<F>(tether::cli::next_symbol(name));
 }
 
 // Parses the recorded bundle into its chain when `conf` uses that chain.

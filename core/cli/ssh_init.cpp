@@ -12,10 +12,11 @@
 #include "ssh_init.hpp"
 
 #if __has_include(<libssh2.h>)
-#include <dlfcn.h>
 #include <libssh2.h>
 
 #include <mutex>
+
+#include "next_symbol.hpp"
 
 namespace {
 
@@ -28,7 +29,7 @@ int deferred_flags = 0;
 
 template <class F>
 F next(const char* name) {
-  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+  return reinterpret_cast<F>(tether::cli::next_symbol(name));
 }
 
 }  // namespace

@@ -8,18 +8,21 @@
 // libpq-fe.h (decltype), so a mismatch does not compile.
 #include <libpq-fe.h>
 
-#include "registry/lazy_library.hpp"
+#include "tether/errors.hpp"
+#include "tether/support/lazy_library.hpp"
 
 namespace {
 
-tether::registry::LazyLibrary libpq("libpq.so.5", "the PostgreSQL client library",
+constinit tether::support::LazyLibrary libpq("libpq.so.5", "the PostgreSQL client library",
                                     "install libpq (Debian: libpq5) to publish to or import from PostgreSQL");
+
+[[noreturn]] void fail(const std::string& message) { throw tether::TetherError(message); }
 
 }  // namespace
 
 #define TETHER_PQ(ret, name, params, args)                          \
   extern "C" ret name params {                                      \
-    static const auto fn = libpq.get<decltype(&::name)>(#name);          \
+    static const auto fn = libpq.get<decltype(&::name)>(#name, fail);          \
     return fn args;                                                 \
   }
 

@@ -5,18 +5,21 @@
 // sqlite3.h by decltype).
 #include <sqlite3.h>
 
-#include "registry/lazy_library.hpp"
+#include "tether/errors.hpp"
+#include "tether/support/lazy_library.hpp"
 
 namespace {
 
-tether::registry::LazyLibrary libsqlite("libsqlite3.so.0", "the SQLite library",
+constinit tether::support::LazyLibrary libsqlite("libsqlite3.so.0", "the SQLite library",
                                         "install SQLite (Debian: libsqlite3-0) to export, import or publish");
+
+[[noreturn]] void fail(const std::string& message) { throw tether::TetherError(message); }
 
 }  // namespace
 
 #define TETHER_SQLITE(ret, name, params, args)                        \
   extern "C" ret name params {                                        \
-    static const auto fn = libsqlite.get<decltype(&::name)>(#name);   \
+    static const auto fn = libsqlite.get<decltype(&::name)>(#name, fail);   \
     return fn args;                                                   \
   }
 

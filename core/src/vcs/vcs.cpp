@@ -2,7 +2,7 @@
 // implementation supplies only the pure-virtual methods.
 #include "tether/vcs/vcs.hpp"
 
-#include <openssl/evp.h>
+#include <sodium.h>
 
 #include <algorithm>
 #include <utility>
@@ -11,16 +11,18 @@
 
 namespace tether::vcs {
 
+// libsodium's SHA-256 (linked anyway, for BLAKE2b): core links no libcrypto. The inputs are
+// small (a plan's JSON, the sorted commit ids); crypto_hash_sha256 needs no sodium_init.
 std::string sha256_hex(const std::string& text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1)
-    throw VcsError("sha256 failed (OpenSSL)");
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  if (crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(text.data()), text.size()) != 0)
+    throw VcsError("sha256 failed (libsodium)");
   static const char* digits = "0123456789abcdef";
   std::string out;
-  for (unsigned i = 0; i < size; ++i) {
-    out += digits[digest[i] >> 4];
-    out += digits[digest[i] & 0xf];
+  out.reserve(2 * sizeof digest);
+  for (unsigned char byte : digest) {
+    out += digits[byte >> 4];
+    out += digits[byte & 0xf];
   }
   return out;
 }

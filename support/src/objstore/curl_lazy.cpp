@@ -9,11 +9,10 @@
 // first call. Signatures come from curl.h (decltype), so a mismatch does not compile.
 #define CURL_DISABLE_TYPECHECK  // curl.h's checking macros would rename the definitions below
 #include <curl/curl.h>
-#include <dlfcn.h>
 
-#include <mutex>
 #include <string>
 
+#include "tether/support/lazy_library.hpp"
 #include "tether/support/objstore.hpp"
 
 namespace {
@@ -21,29 +20,15 @@ namespace {
 using tether::support::objstore::ErrorKind;
 using tether::support::objstore::StoreError;
 
-constexpr const char* kLibcurl = "libcurl.so.4";
+constinit tether::support::LazyLibrary libcurl("libcurl.so.4", "the HTTP client library",
+                                               "install libcurl (Debian: libcurl4) to reach object stores",
+                                               "install libcurl 7.85 or later");
 
-void* libcurl() {
-  static void* handle = nullptr;
-  static std::string error;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    handle = dlopen(kLibcurl, RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) error = dlerror();
-  });
-  if (handle == nullptr)
-    throw StoreError(ErrorKind::Other, std::string("cannot load the HTTP client library (") + kLibcurl + "): " + error +
-                                           "; install libcurl (Debian: libcurl4) to reach object stores");
-  return handle;
-}
+[[noreturn]] void fail(const std::string& message) { throw StoreError(ErrorKind::Other, message); }
 
 template <class F>
 F real(const char* name) {
-  void* f = dlsym(libcurl(), name);
-  if (f == nullptr)
-    throw StoreError(ErrorKind::Other, std::string("the HTTP client library (") + kLibcurl + ") has no " + name +
-                                           "; install libcurl 7.85 or later");
-  return reinterpret_cast<F>(f);
+  return libcurl.get<F>(name, fail);
 }
 
 }  // namespace
