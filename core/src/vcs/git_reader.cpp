@@ -3,8 +3,10 @@
 #include "vcs/git_reader.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "tether/errors.hpp"
@@ -106,8 +108,8 @@ void init_library() { static Library library; }
 
 }  // namespace
 
-GitReader::GitReader(const std::filesystem::path& start) {
-  layout_ = refs::discover(start);
+GitReader::GitReader(const std::filesystem::path& start, bool native) {
+  if (native) layout_ = refs::discover(start);
   if (layout_) {
     root_ = layout_->workdir;
     return;
@@ -274,8 +276,62 @@ std::map<std::string, std::string> GitReader::tags() const {
   return out;
 }
 
+// worktrees() from the native reader: the main worktree is what libgit2 finds opening the
+// common dir (its parent; the config was checked plain), each linked one what it finds opening
+// the administrative directory (the `gitdir` file's directory, the HEAD there). Declines when
+// libgit2's ownership check might refuse one of those opens.
+std::optional<std::vector<Worktree>> GitReader::native_worktrees() const {
+  if (!layout_) return std::nullopt;
+  auto linked_list = refs::linked_worktrees(*layout_);
+  auto own_head = refs::read_head(*layout_);
+  if (!linked_list || !own_head) return std::nullopt;
+  auto owned_or_absent = [](const std::filesystem::path& p) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0) return errno == ENOENT;
+    return st.st_uid == ::geteuid();
+  };
+  std::error_code ec;
+  const std::filesystem::path here = std::filesystem::weakly_canonical(root_, ec);
+  auto describe = [&](const std::filesystem::path& top, const refs::RefValue& head) {
+    Worktree w;
+    std::error_code err;
+    w.live = std::filesystem::is_directory(top, err);
+    w.root = w.live ? std::filesystem::canonical(top, err) : top.lexically_normal();
+    if (err) w.root = top.lexically_normal();
+    w.current = w.live && w.root == here;
+    static const std::string heads = "refs/heads/";
+    if (head.symbolic() && head.target.starts_with(heads)) w.branch = head.target.substr(heads.size());
+    return w;
+  };
+  std::vector<Worktree> out;
+  if (!layout_->linked) {
+    out.push_back(describe(root_, *own_head));
+  } else {
+    const std::filesystem::path common = layout_->commondir;
+    const std::filesystem::path main_root = common.parent_path();
+    std::string text;
+    if (common.filename() != ".git" || std::filesystem::exists(common / ".git", ec) || !owned_or_absent(main_root) ||
+        !owned_or_absent(common) || refs::read_small_file(common / "HEAD", 4096, text) != refs::ReadStatus::ok)
+      return std::nullopt;
+    auto main_head = refs::parse_ref_file(text);
+    if (!main_head) return std::nullopt;
+    out.push_back(describe(main_root, *main_head));
+  }
+  out.back().main = true;
+  std::vector<Worktree> linked;
+  for (const auto& wt : *linked_list) {
+    const std::filesystem::path admin = layout_->commondir / "worktrees" / wt.name;
+    if (!owned_or_absent(admin) || !owned_or_absent(wt.root) || !owned_or_absent(wt.root / ".git")) return std::nullopt;
+    linked.push_back(describe(wt.root, wt.head));
+  }
+  std::sort(linked.begin(), linked.end(), [](const Worktree& a, const Worktree& b) { return a.root < b.root; });
+  out.insert(out.end(), linked.begin(), linked.end());
+  return out;
+}
+
 std::vector<Worktree> GitReader::worktrees() const {
   std::lock_guard lock(mutex_);
+  if (auto native = native_worktrees()) return std::move(*native);
   std::error_code ec;
   const std::filesystem::path here = std::filesystem::weakly_canonical(root_, ec);
   auto describe = [&](const std::filesystem::path& top, git_repository* repo) {

@@ -56,7 +56,9 @@ class GitReader {
  public:
   // Opens the repository whose working tree contains `start` (searching upward).
   // Throws VcsError `no git repository found at or above <start>`.
-  explicit GitReader(const std::filesystem::path& start);
+  // `native` false: libgit2 answers everything, as before the native reader (for tests that
+  // compare the two).
+  explicit GitReader(const std::filesystem::path& start, bool native = true);
   ~GitReader();
   GitReader(const GitReader&) = delete;
   GitReader& operator=(const GitReader&) = delete;
@@ -103,6 +105,7 @@ class GitReader {
   std::map<std::string, std::string> branches_git() const;  // mutex held
   std::vector<std::string> walk_all() const;                 // mutex held
   std::optional<refs::Snapshot> snapshot() const;            // native refs; nullopt = ask libgit2
+  std::optional<std::vector<Worktree>> native_worktrees() const;  // nullopt = ask libgit2
   std::shared_ptr<const FileMap> flatten_tree(const git_oid& tree) const;
   std::shared_ptr<const std::string> blob_content(const git_oid& blob) const;
   void push_all_tips(void* walk) const;
