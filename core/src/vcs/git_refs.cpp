@@ -299,9 +299,49 @@ std::optional<std::map<std::string, RefValue>> parse_packed_refs(std::string_vie
   return out;
 }
 
+namespace {
+
+bool key_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; }
+
+// A section header line "[name]", "[name.sub]" or "[name \"sub\"]" (plus an optional comment);
+// sets `section` to the lower-case name, with " sub" when it has a subsection. False on
+// anything else (libgit2 may call it an error, or read it otherwise): decline.
+bool section_header(std::string_view line, std::string& section) {
+  std::size_t close = line.find(']');
+  if (close == std::string_view::npos) return false;
+  std::string_view rest = line.substr(close + 1);
+  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+  if (!rest.empty() && rest.front() != '#' && rest.front() != ';') return false;  // "[core] bare = true"
+  std::string_view header = line.substr(1, close - 1);
+  std::size_t cut = header.find_first_of(" \t\".");
+  std::string name = lower(header.substr(0, cut));
+  if (name.empty() || !std::all_of(name.begin(), name.end(), key_char)) return false;
+  if (name == "include" || name == "includeif" || name == "extensions") return false;
+  if (cut == std::string_view::npos) {
+    section = name;
+    return true;
+  }
+  std::string_view sub = header.substr(cut);
+  if (sub.front() == '.') {
+    sub.remove_prefix(1);
+    if (sub.empty() || !std::all_of(sub.begin(), sub.end(), [](char c) { return key_char(c) || c == '.' || (c >= 'A' && c <= 'Z'); }))
+      return false;
+  } else {
+    while (!sub.empty() && (sub.front() == ' ' || sub.front() == '\t')) sub.remove_prefix(1);
+    // "\"<anything but quote and backslash>\"", nothing after it.
+    if (sub.size() < 2 || sub.front() != '"' || sub.back() != '"') return false;
+    sub = sub.substr(1, sub.size() - 2);
+    if (sub.find_first_of("\"\\") != std::string_view::npos) return false;
+  }
+  section = name + " sub";
+  return true;
+}
+
+}  // namespace
+
 bool config_is_plain(std::string_view bytes) {
   if (bytes.size() > kConfigLimit || bytes.find('\0') != std::string_view::npos) return false;
-  std::string section;  // lower case; "" before any header; "<name> <sub>" with a subsection
+  std::string section;  // lower case; "" before any header; "<name> sub" with a subsection
   std::size_t pos = 0;
   while (pos < bytes.size()) {
     std::size_t eol = bytes.find('\n', pos);
@@ -312,21 +352,11 @@ bool config_is_plain(std::string_view bytes) {
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
-    if (line.back() == '\\') return false;  // a continued value: not read here
+    // A continued line would make the next one part of this value, not a header or key of
+    // its own: not read here. (Quotes cannot span lines, so they hide nothing else.)
+    if (line.back() == '\\') return false;
     if (line.front() == '[') {
-      std::size_t close = line.find(']');
-      if (close == std::string_view::npos) return false;
-      std::string_view rest = line.substr(close + 1);
-      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
-      if (!rest.empty() && rest.front() != '#' && rest.front() != ';') return false;  // "[core] bare = true"
-      std::string_view header = line.substr(1, close - 1);
-      std::size_t cut = header.find_first_of(" \t\".");
-      std::string name = lower(header.substr(0, cut));
-      if (name.empty()) return false;
-      for (char c : name)
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-      if (name == "include" || name == "includeif" || name == "extensions") return false;
-      section = cut == std::string_view::npos ? name : name + " sub";
+      if (!section_header(line, section)) return false;
       continue;
     }
     if (section.empty()) return false;  // a key before any section: git refuses the file
@@ -334,8 +364,7 @@ bool config_is_plain(std::string_view bytes) {
     std::string_view raw_key = line.substr(0, eq);
     while (!raw_key.empty() && (raw_key.back() == ' ' || raw_key.back() == '\t')) raw_key.remove_suffix(1);
     std::string key = lower(raw_key);
-    for (char c : key)
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+    if (key.empty() || !(key[0] >= 'a' && key[0] <= 'z') || !std::all_of(key.begin(), key.end(), key_char)) return false;
     if (section != "core") continue;
     if (key == "worktree") return false;
     if (key != "bare" && key != "repositoryformatversion") continue;

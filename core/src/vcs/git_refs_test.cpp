@@ -350,6 +350,11 @@ TEST_CASE("native refs decline what they do not fully understand") {
   write(config, plain);
   CHECK(refs::discover(r.dir).has_value());
 
+  // A config with odd quoting outside the keys that matter: whatever libgit2 makes of it, the
+  // reader gives the same answers as with libgit2 alone.
+  write(config, plain + "[remote \"o\"]\n\turl = \"unterminated\n");
+  check_reader_equals_libgit2(r.dir);
+
   // A declined repository is still read, through libgit2 from the start.
   write(config, plain + "[core]\n\tbare = FALSE # spelled oddly\n");
   GitReader reader(r.dir);
@@ -427,6 +432,15 @@ TEST_CASE("byte parsers: exact formats only") {
   CHECK_FALSE(refs::config_is_plain("[Extensions]\n\tobjectFormat = sha256\n"));
   CHECK_FALSE(refs::config_is_plain("[core]\n\trepositoryformatversion = 2\n"));
   CHECK(refs::config_is_plain("[core \"x\"]\n\tbare = true\n"));  // core.x.bare is another key
+  CHECK(refs::config_is_plain("[branch \"feat/x\"]\n\tremote = origin\n\tmerge = refs/heads/feat/x\n[core]\n\tbare = no\n"));
+  CHECK(refs::config_is_plain("[alias]\n\tlg = \"log --graph\"\n[core]\n\teditor = \"code --wait\"\n"));
+  // Headers and keys it cannot read plainly, continued lines: declined.
+  for (const char* odd : {"[core]\n\tbare = \"false\"\n", "[alias]\n\tx = a \\\n[core]\n", "[core\n", "[core] x\n", "[remote \"a\\\"b\"]\n",
+                          "[core \"x\" y]\n", "[core]\n\t= value\n", "[core]\n\t1key = v\n",
+                          "x = y\n", "\xef\xbb\xbf[core]\n"}) {
+    CAPTURE(odd);
+    CHECK_FALSE(refs::config_is_plain(odd));
+  }
 
   CHECK(refs::parse_gitfile("gitdir: ../x/.git\n") == std::optional<std::string>("../x/.git"));
   CHECK_FALSE(refs::parse_gitfile("gitdir:\n").has_value());
