@@ -36,6 +36,9 @@ class GitAdapter : public VcsAdapter {
   }
   std::vector<CommitInfo> history(const HistoryQuery& query) const override { return reader_.history(query); }
   std::vector<std::string> all_commit_ids() const override { return reader_.all_commit_ids(); }
+  std::set<std::string> alive_commits(const std::vector<std::string>& commits) const override {
+    return reader_.alive_commits(commits);
+  }
   bool is_ancestor(const std::string& ancestor, const std::string& descendant) const override {
     return reader_.is_ancestor(ancestor, descendant);
   }

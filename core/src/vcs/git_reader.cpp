@@ -3,8 +3,10 @@
 #include "vcs/git_reader.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "tether/errors.hpp"
@@ -100,15 +102,24 @@ std::string without_trailing_slash(std::string dir) {
   return dir;
 }
 
+// libgit2 keeps global state; the process holds one reference to it from the first reader
+// that opens a repository through it, shut down at exit.
+void init_library() { static Library library; }
+
 }  // namespace
 
-GitReader::GitReader(const std::filesystem::path& start) {
-  // libgit2 keeps global state; the reader holds one reference to it for its lifetime.
-  static Library library;  // initialised once, before any handle; shut down at exit
+GitReader::GitReader(const std::filesystem::path& start, bool native) {
+  if (native) layout_ = refs::discover(start);
+  if (layout_) {
+    root_ = layout_->workdir;
+    return;
+  }
+  init_library();
   std::string where = start.string();
   int rc = git_repository_open_ext(&repo_, where.c_str(), 0, nullptr);
   if (rc == GIT_ENOTFOUND) throw VcsError("no git repository found at or above " + where);
   if (rc != 0) fail("cannot open the git repository at or above " + where);
+  ++stats_.repository_opens;
   const char* workdir = git_repository_workdir(repo_);
   if (workdir == nullptr) {
     std::string path = git_repository_path(repo_);
@@ -119,22 +130,48 @@ GitReader::GitReader(const std::filesystem::path& start) {
   root_ = without_trailing_slash(workdir);
 }
 
-GitReader::~GitReader() { git_repository_free(repo_); }
+GitReader::~GitReader() { if (repo_ != nullptr) git_repository_free(repo_); }
+
+git_repository* GitReader::repo() const {
+  if (repo_ != nullptr) return repo_;
+  // Only reached when the native reader found the repository: open exactly what it found
+  // (the directory holding `.git`, no search) and check that libgit2 agrees.
+  init_library();
+  git_repository* raw = nullptr;
+  const std::string at = layout_->found_at.string();
+  if (git_repository_open_ext(&raw, at.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0)
+    fail("cannot open the git repository at " + at);
+  Repository opened(raw);
+  const char* workdir = git_repository_workdir(raw);
+  if (workdir == nullptr || without_trailing_slash(workdir) != root_.string() ||
+      without_trailing_slash(git_repository_path(raw)) != layout_->gitdir.string() ||
+      without_trailing_slash(git_repository_commondir(raw)) != layout_->commondir.string())
+    throw VcsError("the git repository at " + root_.string() + " changed while tether was reading it");
+  ++stats_.repository_opens;
+  repo_ = opened.release();
+  return repo_;
+}
+
+std::optional<refs::Snapshot> GitReader::snapshot() const {
+  if (!layout_) return std::nullopt;
+  return refs::read_snapshot(*layout_);
+}
 
 std::filesystem::path GitReader::shared_dir() const {
   std::lock_guard lock(mutex_);
-  return without_trailing_slash(git_repository_commondir(repo_));
+  if (layout_) return layout_->commondir;
+  return without_trailing_slash(git_repository_commondir(repo()));
 }
 
 git_commit* GitReader::lookup_commit(const std::string& rev) const {
   git_commit* commit = nullptr;
   if (is_full_hex(rev)) {
     git_oid oid;
-    if (git_oid_fromstr(&oid, rev.c_str()) == 0 && git_commit_lookup(&commit, repo_, &oid) == 0) return commit;
+    if (git_oid_fromstr(&oid, rev.c_str()) == 0 && git_commit_lookup(&commit, repo(), &oid) == 0) return commit;
   }
   git_object* raw = nullptr;
   // A leading '-' is never a revision; refusing it keeps option-like text out of lookups.
-  if (rev.empty() || rev[0] == '-' || git_revparse_single(&raw, repo_, rev.c_str()) != 0)
+  if (rev.empty() || rev[0] == '-' || git_revparse_single(&raw, repo(), rev.c_str()) != 0)
     throw VcsError("unknown revision '" + rev + "'");
   Object obj(raw);
   git_object* peeled = nullptr;
@@ -151,8 +188,10 @@ std::string GitReader::resolve(const std::string& rev) const {
 
 std::optional<std::string> GitReader::head() const {
   std::lock_guard lock(mutex_);
+  if (auto snap = snapshot())
+    if (auto id = refs::resolve(*snap, "HEAD")) return *id;
   git_oid oid;
-  int rc = git_reference_name_to_id(&oid, repo_, "HEAD");
+  int rc = git_reference_name_to_id(&oid, repo(), "HEAD");
   if (rc == GIT_ENOTFOUND || rc == GIT_EUNBORNBRANCH) return std::nullopt;
   if (rc != 0) fail("cannot read HEAD");
   return oid_hex(oid);
@@ -160,16 +199,22 @@ std::optional<std::string> GitReader::head() const {
 
 std::optional<std::string> GitReader::current_branch() const {
   std::lock_guard lock(mutex_);
+  if (layout_) {
+    if (auto h = refs::read_head(*layout_)) {
+      static const std::string heads = "refs/heads/";
+      if (!h->symbolic() || !h->target.starts_with(heads)) return std::nullopt;
+      return h->target.substr(heads.size());
+    }
+  }
   git_reference* raw = nullptr;
-  if (git_reference_lookup(&raw, repo_, "HEAD") != 0) fail("cannot read HEAD");
+  if (git_reference_lookup(&raw, repo(), "HEAD") != 0) fail("cannot read HEAD");
   Reference ref(raw);
   return branch_of_head(ref.get());
 }
 
-std::map<std::string, std::string> GitReader::branches() const {
-  std::lock_guard lock(mutex_);
+std::map<std::string, std::string> GitReader::branches_git() const {
   git_branch_iterator* raw_it = nullptr;
-  if (git_branch_iterator_new(&raw_it, repo_, GIT_BRANCH_LOCAL) != 0) fail("cannot list branches");
+  if (git_branch_iterator_new(&raw_it, repo(), GIT_BRANCH_LOCAL) != 0) fail("cannot list branches");
   BranchIterator it(raw_it);
   std::map<std::string, std::string> out;
   git_reference* raw = nullptr;
@@ -185,10 +230,38 @@ std::map<std::string, std::string> GitReader::branches() const {
   return out;
 }
 
+// Which branch tips are commits (and what a tag among them peels to) takes the object
+// database, so the native reader cannot say; libgit2's answer is kept in the reachability
+// cache under the tips it was read with, and reused while they are the same.
+std::map<std::string, std::string> GitReader::branches() const {
+  std::lock_guard lock(mutex_);
+  auto before = snapshot();
+  std::optional<refs::ReachCache> cache;
+  if (before) {
+    cache = refs::load_reach_cache(*layout_);
+    if (cache && cache->key != before->key) cache.reset();
+    if (cache && cache->branches) {
+      ++stats_.reach_hits;
+      return *cache->branches;
+    }
+  }
+  auto out = branches_git();
+  if (before) {
+    // Kept only if no ref moved while libgit2 read them.
+    auto after = snapshot();
+    if (after && after->key == before->key) {
+      refs::ReachCache c = cache ? std::move(*cache) : refs::ReachCache{before->key, {}, {}, {}};
+      c.branches = out;
+      refs::store_reach_cache(*layout_, c);
+    }
+  }
+  return out;
+}
+
 std::map<std::string, std::string> GitReader::tags() const {
   std::lock_guard lock(mutex_);
   git_reference_iterator* raw_it = nullptr;
-  if (git_reference_iterator_glob_new(&raw_it, repo_, "refs/tags/*") != 0) fail("cannot list tags");
+  if (git_reference_iterator_glob_new(&raw_it, repo(), "refs/tags/*") != 0) fail("cannot list tags");
   RefIterator it(raw_it);
   std::map<std::string, std::string> out;
   git_reference* raw = nullptr;
@@ -203,8 +276,62 @@ std::map<std::string, std::string> GitReader::tags() const {
   return out;
 }
 
+// worktrees() from the native reader: the main worktree is what libgit2 finds opening the
+// common dir (its parent; the config was checked plain), each linked one what it finds opening
+// the administrative directory (the `gitdir` file's directory, the HEAD there). Declines when
+// libgit2's ownership check might refuse one of those opens.
+std::optional<std::vector<Worktree>> GitReader::native_worktrees() const {
+  if (!layout_) return std::nullopt;
+  auto linked_list = refs::linked_worktrees(*layout_);
+  auto own_head = refs::read_head(*layout_);
+  if (!linked_list || !own_head) return std::nullopt;
+  auto owned_or_absent = [](const std::filesystem::path& p) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0) return errno == ENOENT;
+    return st.st_uid == ::geteuid();
+  };
+  std::error_code ec;
+  const std::filesystem::path here = std::filesystem::weakly_canonical(root_, ec);
+  auto describe = [&](const std::filesystem::path& top, const refs::RefValue& head) {
+    Worktree w;
+    std::error_code err;
+    w.live = std::filesystem::is_directory(top, err);
+    w.root = w.live ? std::filesystem::canonical(top, err) : top.lexically_normal();
+    if (err) w.root = top.lexically_normal();
+    w.current = w.live && w.root == here;
+    static const std::string heads = "refs/heads/";
+    if (head.symbolic() && head.target.starts_with(heads)) w.branch = head.target.substr(heads.size());
+    return w;
+  };
+  std::vector<Worktree> out;
+  if (!layout_->linked) {
+    out.push_back(describe(root_, *own_head));
+  } else {
+    const std::filesystem::path common = layout_->commondir;
+    const std::filesystem::path main_root = common.parent_path();
+    std::string text;
+    if (common.filename() != ".git" || std::filesystem::exists(common / ".git", ec) || !owned_or_absent(main_root) ||
+        !owned_or_absent(common) || refs::read_small_file(common / "HEAD", 4096, text) != refs::ReadStatus::ok)
+      return std::nullopt;
+    auto main_head = refs::parse_ref_file(text);
+    if (!main_head) return std::nullopt;
+    out.push_back(describe(main_root, *main_head));
+  }
+  out.back().main = true;
+  std::vector<Worktree> linked;
+  for (const auto& wt : *linked_list) {
+    const std::filesystem::path admin = layout_->commondir / "worktrees" / wt.name;
+    if (!owned_or_absent(admin) || !owned_or_absent(wt.root) || !owned_or_absent(wt.root / ".git")) return std::nullopt;
+    linked.push_back(describe(wt.root, wt.head));
+  }
+  std::sort(linked.begin(), linked.end(), [](const Worktree& a, const Worktree& b) { return a.root < b.root; });
+  out.insert(out.end(), linked.begin(), linked.end());
+  return out;
+}
+
 std::vector<Worktree> GitReader::worktrees() const {
   std::lock_guard lock(mutex_);
+  if (auto native = native_worktrees()) return std::move(*native);
   std::error_code ec;
   const std::filesystem::path here = std::filesystem::weakly_canonical(root_, ec);
   auto describe = [&](const std::filesystem::path& top, git_repository* repo) {
@@ -223,9 +350,9 @@ std::vector<Worktree> GitReader::worktrees() const {
   };
 
   std::vector<Worktree> out;
-  const std::string common = git_repository_commondir(repo_);
-  if (!git_repository_is_worktree(repo_)) {
-    out.push_back(describe(root_, repo_));
+  const std::string common = git_repository_commondir(repo());
+  if (!git_repository_is_worktree(repo())) {
+    out.push_back(describe(root_, repo()));
     out.back().main = true;
   } else {
     git_repository* raw = nullptr;
@@ -241,10 +368,10 @@ std::vector<Worktree> GitReader::worktrees() const {
 
   std::vector<Worktree> linked;
   git_strarray names{};
-  if (git_worktree_list(&names, repo_) != 0) fail("cannot list the worktrees of " + common);
+  if (git_worktree_list(&names, repo()) != 0) fail("cannot list the worktrees of " + common);
   for (std::size_t i = 0; i < names.count; ++i) {
     git_worktree* raw_wt = nullptr;
-    if (git_worktree_lookup(&raw_wt, repo_, names.strings[i]) != 0) continue;
+    if (git_worktree_lookup(&raw_wt, repo(), names.strings[i]) != 0) continue;
     support::git2::Worktree wt(raw_wt);  // not vcs::Worktree
     // Opened through its administrative directory, which outlives a deleted checkout, so
     // the branch of a worktree whose directory is gone is still known.
@@ -270,7 +397,7 @@ std::shared_ptr<const std::string> GitReader::blob_content(const git_oid& oid) c
   auto k = key(oid);
   if (auto it = blobs_.find(k); it != blobs_.end()) return it->second;
   git_blob* raw = nullptr;
-  if (git_blob_lookup(&raw, repo_, &oid) != 0) fail("cannot read blob " + oid_hex(oid));
+  if (git_blob_lookup(&raw, repo(), &oid) != 0) fail("cannot read blob " + oid_hex(oid));
   Blob blob(raw);
   ++stats_.blobs_read;
   auto content = std::make_shared<const std::string>(static_cast<const char*>(git_blob_rawcontent(blob.get())),
@@ -286,7 +413,7 @@ std::shared_ptr<const FileMap> GitReader::flatten_tree(const git_oid& oid) const
     return it->second;
   }
   git_tree* raw = nullptr;
-  if (git_tree_lookup(&raw, repo_, &oid) != 0) fail("cannot read tree " + oid_hex(oid));
+  if (git_tree_lookup(&raw, repo(), &oid) != 0) fail("cannot read tree " + oid_hex(oid));
   Tree tree(raw);
   ++stats_.trees_read;
   auto files = std::make_shared<FileMap>();
@@ -343,7 +470,7 @@ std::shared_ptr<const FileMap> GitReader::files_at(const std::string& rev, const
 void GitReader::push_all_tips(void* walk_ptr) const {
   auto* walk = static_cast<git_revwalk*>(walk_ptr);
   git_reference_iterator* raw_it = nullptr;
-  if (git_reference_iterator_new(&raw_it, repo_) != 0) fail("cannot list references");
+  if (git_reference_iterator_new(&raw_it, repo()) != 0) fail("cannot list references");
   RefIterator it(raw_it);
   git_reference* raw = nullptr;
   while (git_reference_next(&raw, it.get()) == 0) {
@@ -352,15 +479,15 @@ void GitReader::push_all_tips(void* walk_ptr) const {
   }
   // HEAD of this checkout and of every other worktree, as `rev-list --all` does.
   git_reference* head = nullptr;
-  if (git_repository_head(&head, repo_) == 0) {
+  if (git_repository_head(&head, repo()) == 0) {
     Reference ref(head);
     push_ref_head(walk, ref.get());
   }
   git_strarray names{};
-  if (git_worktree_list(&names, repo_) == 0) {
+  if (git_worktree_list(&names, repo()) == 0) {
     for (std::size_t i = 0; i < names.count; ++i) {
       git_reference* wt_head = nullptr;
-      if (git_repository_head_for_worktree(&wt_head, repo_, names.strings[i]) == 0) {
+      if (git_repository_head_for_worktree(&wt_head, repo(), names.strings[i]) == 0) {
         // The returned ref outlives the worktree repository it came from: use only its id.
         Reference ref(wt_head);
         if (const git_oid* id = git_reference_target(ref.get())) git_revwalk_push(walk, id);
@@ -368,9 +495,9 @@ void GitReader::push_all_tips(void* walk_ptr) const {
     }
     git_strarray_dispose(&names);
   }
-  if (git_repository_is_worktree(repo_)) {
+  if (git_repository_is_worktree(repo())) {
     git_repository* main_raw = nullptr;
-    if (git_repository_open(&main_raw, git_repository_commondir(repo_)) == 0) {
+    if (git_repository_open(&main_raw, git_repository_commondir(repo())) == 0) {
       Repository main_repo(main_raw);
       git_reference* main_head = nullptr;
       if (git_repository_head(&main_head, main_repo.get()) == 0) {
@@ -384,7 +511,7 @@ void GitReader::push_all_tips(void* walk_ptr) const {
 std::vector<CommitInfo> GitReader::history(const HistoryQuery& query) const {
   std::lock_guard lock(mutex_);
   git_revwalk* raw = nullptr;
-  if (git_revwalk_new(&raw, repo_) != 0) fail("cannot walk history");
+  if (git_revwalk_new(&raw, repo()) != 0) fail("cannot walk history");
   Revwalk walk(raw);
   git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
   if (query.all) {
@@ -397,7 +524,7 @@ std::vector<CommitInfo> GitReader::history(const HistoryQuery& query) const {
   git_oid oid;
   while ((query.limit == 0 || out.size() < query.limit) && git_revwalk_next(&oid, walk.get()) == 0) {
     git_commit* raw_commit = nullptr;
-    if (git_commit_lookup(&raw_commit, repo_, &oid) != 0) fail("cannot read commit " + oid_hex(oid));
+    if (git_commit_lookup(&raw_commit, repo(), &oid) != 0) fail("cannot read commit " + oid_hex(oid));
     Commit c(raw_commit);
     if (!query.paths.empty() && !touches(c.get(), query.paths)) continue;
     out.push_back(commit_info(c.get()));
@@ -405,16 +532,62 @@ std::vector<CommitInfo> GitReader::history(const HistoryQuery& query) const {
   return out;
 }
 
-std::vector<std::string> GitReader::all_commit_ids() const {
-  std::lock_guard lock(mutex_);
+std::vector<std::string> GitReader::walk_all() const {
   git_revwalk* raw = nullptr;
-  if (git_revwalk_new(&raw, repo_) != 0) fail("cannot walk history");
+  if (git_revwalk_new(&raw, repo()) != 0) fail("cannot walk history");
   Revwalk walk(raw);
   push_all_tips(walk.get());
+  ++stats_.walks;
   std::vector<std::string> out;
   git_oid oid;
   while (git_revwalk_next(&oid, walk.get()) == 0) out.push_back(oid_hex(oid));
   return out;
+}
+
+std::vector<std::string> GitReader::all_commit_ids() const {
+  std::lock_guard lock(mutex_);
+  return walk_all();
+}
+
+// The set of reachable commits depends only on the tips (Snapshot::key, read natively) and
+// on immutable objects: when the cache answers every asked commit under the current key, no
+// walk. Otherwise walk, and record the answers under the key read BEFORE the walk, and only
+// if the key read after it is the same (a ref that moved meanwhile leaves no record).
+std::set<std::string> GitReader::alive_commits(const std::vector<std::string>& commits) const {
+  std::set<std::string> alive;
+  if (commits.empty()) return alive;
+  std::lock_guard lock(mutex_);
+  auto before = snapshot();
+  std::optional<refs::ReachCache> cache;
+  if (before) {
+    cache = refs::load_reach_cache(*layout_);
+    if (cache && cache->key != before->key) cache.reset();
+    if (cache && std::all_of(commits.begin(), commits.end(), [&](const std::string& c) {
+          return cache->alive.contains(c) || cache->dead.contains(c);
+        })) {
+      ++stats_.reach_hits;
+      for (const auto& c : commits)
+        if (cache->alive.contains(c)) alive.insert(c);
+      return alive;
+    }
+  }
+  std::set<std::string> all;
+  for (auto& id : walk_all()) all.insert(std::move(id));
+  for (const auto& c : commits)
+    if (all.contains(c)) alive.insert(c);
+  if (before) {
+    auto after = snapshot();
+    if (after && after->key == before->key) {
+      refs::ReachCache c = cache ? std::move(*cache) : refs::ReachCache{before->key, {}, {}, {}};
+      for (const auto& id : commits) {
+        // Only what a walk can claim: full ids (anything else is never in the walk anyway).
+        if (!is_full_hex(id)) continue;
+        (alive.contains(id) ? c.alive : c.dead).insert(id);
+      }
+      refs::store_reach_cache(*layout_, c);
+    }
+  }
+  return alive;
 }
 
 bool GitReader::is_ancestor(const std::string& ancestor, const std::string& descendant) const {
@@ -422,7 +595,7 @@ bool GitReader::is_ancestor(const std::string& ancestor, const std::string& desc
   Commit a(lookup_commit(ancestor));
   Commit d(lookup_commit(descendant));
   if (git_oid_equal(git_commit_id(a.get()), git_commit_id(d.get()))) return true;
-  int rc = git_graph_descendant_of(repo_, git_commit_id(d.get()), git_commit_id(a.get()));
+  int rc = git_graph_descendant_of(repo(), git_commit_id(d.get()), git_commit_id(a.get()));
   if (rc < 0) fail("cannot compare " + ancestor + " and " + descendant);
   return rc == 1;
 }
@@ -439,7 +612,7 @@ bool GitReader::is_dirty(const std::vector<std::string>& paths) const {
   opts.pathspec.strings = specs.data();
   opts.pathspec.count = specs.size();
   git_status_list* raw = nullptr;
-  if (git_status_list_new(&raw, repo_, &opts) != 0) fail("cannot read the status of the working tree");
+  if (git_status_list_new(&raw, repo(), &opts) != 0) fail("cannot read the status of the working tree");
   StatusList list(raw);
   return git_status_list_entrycount(list.get()) > 0;
 }
@@ -447,7 +620,7 @@ bool GitReader::is_dirty(const std::vector<std::string>& paths) const {
 std::vector<std::string> GitReader::tracked(const std::vector<std::string>& paths) const {
   std::lock_guard lock(mutex_);
   git_index* raw = nullptr;
-  if (git_repository_index(&raw, repo_) != 0) fail("cannot read the git index");
+  if (git_repository_index(&raw, repo()) != 0) fail("cannot read the git index");
   Index index(raw);
   if (git_index_read(index.get(), 0) != 0) fail("cannot read the git index");
   std::vector<std::string> out;
@@ -464,10 +637,15 @@ std::vector<std::string> GitReader::tracked(const std::vector<std::string>& path
 // The index file's stat, never its content: the point is to skip reading it.
 std::optional<VcsAdapter::IndexStamp> GitReader::index_stamp() const {
   std::lock_guard lock(mutex_);
-  git_buf buf = GIT_BUF_INIT;
-  if (git_repository_item_path(&buf, repo_, GIT_REPOSITORY_ITEM_INDEX) != 0) return std::nullopt;
-  std::string path(buf.ptr, buf.size);
-  git_buf_dispose(&buf);
+  std::string path;
+  if (layout_) {
+    path = layout_->gitdir.string() + "/index";  // libgit2's item path: the gitdir's index
+  } else {
+    git_buf buf = GIT_BUF_INIT;
+    if (git_repository_item_path(&buf, repo(), GIT_REPOSITORY_ITEM_INDEX) != 0) return std::nullopt;
+    path.assign(buf.ptr, buf.size);
+    git_buf_dispose(&buf);
+  }
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   auto ns = [](const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };

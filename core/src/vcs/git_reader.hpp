@@ -17,11 +17,13 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "tether/vcs/vcs.hpp"
+#include "vcs/git_refs.hpp"
 
 struct git_repository;
 struct git_oid;
@@ -33,6 +35,9 @@ struct CacheStats {
   std::size_t trees_read = 0;   // trees flattened from the object database
   std::size_t blobs_read = 0;   // blobs read from the object database
   std::size_t tree_hits = 0;    // flattened trees served from the cache
+  std::size_t repository_opens = 0;  // libgit2 repository handles opened (0: answered without libgit2)
+  std::size_t reach_hits = 0;        // branches()/alive_commits() answered by the reachability cache
+  std::size_t walks = 0;             // whole-history walks (all_commit_ids, alive_commits' misses)
 };
 
 // One checkout of the repository: the main worktree or a linked one.
@@ -44,11 +49,16 @@ struct Worktree {
   bool main = false;                  // the main worktree (not a linked one)
 };
 
+// Where the repository is and what its refs say are read natively (vcs/git_refs.hpp) unless
+// that reader declines; libgit2 is opened at the first method that needs objects, the index
+// or anything the native reader does not answer (and from the start when it declined).
 class GitReader {
  public:
   // Opens the repository whose working tree contains `start` (searching upward).
   // Throws VcsError `no git repository found at or above <start>`.
-  explicit GitReader(const std::filesystem::path& start);
+  // `native` false: libgit2 answers everything, as before the native reader (for tests that
+  // compare the two).
+  explicit GitReader(const std::filesystem::path& start, bool native = true);
   ~GitReader();
   GitReader(const GitReader&) = delete;
   GitReader& operator=(const GitReader&) = delete;
@@ -69,6 +79,9 @@ class GitReader {
 
   std::vector<CommitInfo> history(const HistoryQuery& query) const;
   std::vector<std::string> all_commit_ids() const;
+  // Those of `commits` reachable from the tips all_commit_ids() walks from; answered from the
+  // reachability cache when it knows them all under the current tips (refs/git_refs.hpp).
+  std::set<std::string> alive_commits(const std::vector<std::string>& commits) const;
   bool is_ancestor(const std::string& ancestor, const std::string& descendant) const;
 
   bool is_dirty(const std::vector<std::string>& paths) const;
@@ -83,16 +96,22 @@ class GitReader {
   template <typename Fn>
   decltype(auto) with_repository(Fn&& fn) const {
     std::lock_guard lock(mutex_);
-    return fn(repo_);
+    return fn(repo());
   }
 
  private:
+  git_repository* repo() const;  // opens libgit2's handle at first use; mutex held
   git_commit* lookup_commit(const std::string& rev) const;  // caller frees; mutex held
+  std::map<std::string, std::string> branches_git() const;  // mutex held
+  std::vector<std::string> walk_all() const;                 // mutex held
+  std::optional<refs::Snapshot> snapshot() const;            // native refs; nullopt = ask libgit2
+  std::optional<std::vector<Worktree>> native_worktrees() const;  // nullopt = ask libgit2
   std::shared_ptr<const FileMap> flatten_tree(const git_oid& tree) const;
   std::shared_ptr<const std::string> blob_content(const git_oid& blob) const;
   void push_all_tips(void* walk) const;
 
-  git_repository* repo_ = nullptr;
+  mutable git_repository* repo_ = nullptr;
+  std::optional<refs::Layout> layout_;  // the native reader's answer; nullopt = libgit2 only
   std::filesystem::path root_;
   mutable std::mutex mutex_;
   // Keyed by the raw object id (20 bytes, in place: a string key allocated per lookup).

@@ -219,7 +219,9 @@ class VcsAdapter {
   // first 16 hex digits.
   std::string history_digest() const;
   // Those of `commits` still reachable from some ref or worktree HEAD (in all_commit_ids()).
-  std::set<std::string> alive_commits(const std::vector<std::string>& commits) const;
+  // Virtual only so an implementation can answer it without walking the whole history
+  // (git keeps a cache keyed by its tips); the default computes it from all_commit_ids().
+  virtual std::set<std::string> alive_commits(const std::vector<std::string>& commits) const;
 };
 
 // The parking branches switch_to() makes start with this; they are not bookmarks.
