@@ -64,3 +64,17 @@ if command -v nm >/dev/null; then
   exported=$(nm -D --defined-only "$TETHER" | grep -E ' (git|EVP|PQ|sqlite3|curl)_' || true)
   [ -z "$exported" ] || fail "tether exports forwarders: $exported"
 fi
+
+# Once what status keeps between runs has settled (the tracked-file, drift and reachability
+# records are trusted only for files over 2 s old), status and ops on an unchanged repository
+# read git natively (core/src/vcs/git_refs.cpp) and load no libgit2, and so no libcrypto.
+sleep 2.1
+ok tether status
+ok tether ops -n 1
+for cmd in status ops; do
+  ld_debug files tether $cmd
+  [ "$RC" -eq 0 ] || fail "tether $cmd failed under LD_DEBUG (exit $RC): $ERR"
+  for lib in libgit2 libcrypto; do
+    ! grep -q "/$lib\.so" <<<"$(loaded)" || fail "a settled tether $cmd loaded $lib: $(loaded)"
+  done
+done
