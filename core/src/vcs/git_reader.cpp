@@ -230,31 +230,41 @@ std::map<std::string, std::string> GitReader::branches_git() const {
   return out;
 }
 
+// The reachability cache recorded under exactly the tips `before` read; nullopt without one
+// (or when the native reader declined: then there is no key to trust it by).
+std::optional<refs::ReachCache> GitReader::reach_cache_for(const std::optional<refs::Snapshot>& before) const {
+  if (!before) return std::nullopt;
+  auto cache = refs::load_reach_cache(*layout_);
+  if (cache && cache->key != before->key) cache.reset();
+  return cache;
+}
+
+// Records what `fill` adds to the cache (or to a new one) under the key read before libgit2
+// answered, and only if no ref moved meanwhile.
+void GitReader::store_reach_cache_if_unmoved(const std::optional<refs::Snapshot>& before,
+                                              std::optional<refs::ReachCache> cache,
+                                              const std::function<void(refs::ReachCache&)>& fill) const {
+  if (!before) return;
+  auto after = snapshot();
+  if (!after || after->key != before->key) return;
+  refs::ReachCache c = cache ? std::move(*cache) : refs::ReachCache{before->key, {}, {}, {}};
+  fill(c);
+  refs::store_reach_cache(*layout_, c);
+}
+
 // Which branch tips are commits (and what a tag among them peels to) takes the object
 // database, so the native reader cannot say; libgit2's answer is kept in the reachability
 // cache under the tips it was read with, and reused while they are the same.
 std::map<std::string, std::string> GitReader::branches() const {
   std::lock_guard lock(mutex_);
   auto before = snapshot();
-  std::optional<refs::ReachCache> cache;
-  if (before) {
-    cache = refs::load_reach_cache(*layout_);
-    if (cache && cache->key != before->key) cache.reset();
-    if (cache && cache->branches) {
-      ++stats_.reach_hits;
-      return *cache->branches;
-    }
+  std::optional<refs::ReachCache> cache = reach_cache_for(before);
+  if (cache && cache->branches) {
+    ++stats_.reach_hits;
+    return *cache->branches;
   }
   auto out = branches_git();
-  if (before) {
-    // Kept only if no ref moved while libgit2 read them.
-    auto after = snapshot();
-    if (after && after->key == before->key) {
-      refs::ReachCache c = cache ? std::move(*cache) : refs::ReachCache{before->key, {}, {}, {}};
-      c.branches = out;
-      refs::store_reach_cache(*layout_, c);
-    }
-  }
+  store_reach_cache_if_unmoved(before, std::move(cache), [&](refs::ReachCache& c) { c.branches = out; });
   return out;
 }
 
@@ -558,35 +568,26 @@ std::set<std::string> GitReader::alive_commits(const std::vector<std::string>& c
   if (commits.empty()) return alive;
   std::lock_guard lock(mutex_);
   auto before = snapshot();
-  std::optional<refs::ReachCache> cache;
-  if (before) {
-    cache = refs::load_reach_cache(*layout_);
-    if (cache && cache->key != before->key) cache.reset();
-    if (cache && std::all_of(commits.begin(), commits.end(), [&](const std::string& c) {
-          return cache->alive.contains(c) || cache->dead.contains(c);
-        })) {
-      ++stats_.reach_hits;
-      for (const auto& c : commits)
-        if (cache->alive.contains(c)) alive.insert(c);
-      return alive;
-    }
+  std::optional<refs::ReachCache> cache = reach_cache_for(before);
+  if (cache && std::all_of(commits.begin(), commits.end(), [&](const std::string& c) {
+        return cache->alive.contains(c) || cache->dead.contains(c);
+      })) {
+    ++stats_.reach_hits;
+    for (const auto& c : commits)
+      if (cache->alive.contains(c)) alive.insert(c);
+    return alive;
   }
   std::set<std::string> all;
   for (auto& id : walk_all()) all.insert(std::move(id));
   for (const auto& c : commits)
     if (all.contains(c)) alive.insert(c);
-  if (before) {
-    auto after = snapshot();
-    if (after && after->key == before->key) {
-      refs::ReachCache c = cache ? std::move(*cache) : refs::ReachCache{before->key, {}, {}, {}};
-      for (const auto& id : commits) {
-        // Only what a walk can claim: full ids (anything else is never in the walk anyway).
-        if (!is_full_hex(id)) continue;
-        (alive.contains(id) ? c.alive : c.dead).insert(id);
-      }
-      refs::store_reach_cache(*layout_, c);
+  store_reach_cache_if_unmoved(before, std::move(cache), [&](refs::ReachCache& c) {
+    for (const auto& id : commits) {
+      // Only what a walk can claim: full ids (anything else is never in the walk anyway).
+      if (!is_full_hex(id)) continue;
+      (alive.contains(id) ? c.alive : c.dead).insert(id);
     }
-  }
+  });
   return alive;
 }
 

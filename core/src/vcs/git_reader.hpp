@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <array>
@@ -105,6 +106,9 @@ class GitReader {
   std::map<std::string, std::string> branches_git() const;  // mutex held
   std::vector<std::string> walk_all() const;                 // mutex held
   std::optional<refs::Snapshot> snapshot() const;            // native refs; nullopt = ask libgit2
+  std::optional<refs::ReachCache> reach_cache_for(const std::optional<refs::Snapshot>& before) const;
+  void store_reach_cache_if_unmoved(const std::optional<refs::Snapshot>& before, std::optional<refs::ReachCache> cache,
+                                    const std::function<void(refs::ReachCache&)>& fill) const;
   std::optional<std::vector<Worktree>> native_worktrees() const;  // nullopt = ask libgit2
   std::shared_ptr<const FileMap> flatten_tree(const git_oid& tree) const;
   std::shared_ptr<const std::string> blob_content(const git_oid& blob) const;
