@@ -97,6 +97,18 @@ std::optional<std::string> branch_of_head(const git_reference* head) {
   return target.substr(heads.size());
 }
 
+// A checkout whose working tree is `top` (its branch left to the caller): live when the
+// directory exists, its root canonical then, current when it is `here` (canonical).
+Worktree worktree_at(const std::filesystem::path& top, const std::filesystem::path& here) {
+  Worktree w;
+  std::error_code err;
+  w.live = std::filesystem::is_directory(top, err);
+  w.root = w.live ? std::filesystem::canonical(top, err) : top.lexically_normal();
+  if (err) w.root = top.lexically_normal();
+  w.current = w.live && w.root == here;
+  return w;
+}
+
 std::string without_trailing_slash(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   return dir;
@@ -303,12 +315,7 @@ std::optional<std::vector<Worktree>> GitReader::native_worktrees() const {
   std::error_code ec;
   const std::filesystem::path here = std::filesystem::weakly_canonical(root_, ec);
   auto describe = [&](const std::filesystem::path& top, const refs::RefValue& head) {
-    Worktree w;
-    std::error_code err;
-    w.live = std::filesystem::is_directory(top, err);
-    w.root = w.live ? std::filesystem::canonical(top, err) : top.lexically_normal();
-    if (err) w.root = top.lexically_normal();
-    w.current = w.live && w.root == here;
+    Worktree w = worktree_at(top, here);
     static const std::string heads = "refs/heads/";
     if (head.symbolic() && head.target.starts_with(heads)) w.branch = head.target.substr(heads.size());
     return w;
@@ -345,12 +352,7 @@ std::vector<Worktree> GitReader::worktrees() const {
   std::error_code ec;
   const std::filesystem::path here = std::filesystem::weakly_canonical(root_, ec);
   auto describe = [&](const std::filesystem::path& top, git_repository* repo) {
-    Worktree w;
-    std::error_code err;
-    w.live = std::filesystem::is_directory(top, err);
-    w.root = w.live ? std::filesystem::canonical(top, err) : top.lexically_normal();
-    if (err) w.root = top.lexically_normal();
-    w.current = w.live && w.root == here;
+    Worktree w = worktree_at(top, here);
     git_reference* raw = nullptr;
     if (repo != nullptr && git_reference_lookup(&raw, repo, "HEAD") == 0) {
       Reference head(raw);
