@@ -20,11 +20,7 @@ constinit tether::support::LazyLibrary libpq("libpq.so.5", "the PostgreSQL clien
 
 }  // namespace
 
-#define TETHER_PQ(ret, name, params, args)                          \
-  extern "C" ret name params {                                      \
-    static const auto fn = libpq.get<decltype(&::name)>(#name, fail);          \
-    return fn args;                                                 \
-  }
+#define TETHER_PQ(ret, name, params, args) TETHER_LAZY_FORWARD(libpq, fail, ret, name, params, args)
 
 TETHER_PQ(void, PQclear, (PGresult* res), (res))
 TETHER_PQ(PGconn*, PQconnectdb, (const char* conninfo), (conninfo))

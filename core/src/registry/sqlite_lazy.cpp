@@ -17,11 +17,7 @@ constinit tether::support::LazyLibrary libsqlite("libsqlite3.so.0", "the SQLite 
 
 }  // namespace
 
-#define TETHER_SQLITE(ret, name, params, args)                        \
-  extern "C" ret name params {                                        \
-    static const auto fn = libsqlite.get<decltype(&::name)>(#name, fail);   \
-    return fn args;                                                   \
-  }
+#define TETHER_SQLITE(ret, name, params, args) TETHER_LAZY_FORWARD(libsqlite, fail, ret, name, params, args)
 
 TETHER_SQLITE(int, sqlite3_bind_int, (sqlite3_stmt * s, int i, int v), (s, i, v))
 TETHER_SQLITE(int, sqlite3_bind_int64, (sqlite3_stmt * s, int i, sqlite3_int64 v), (s, i, v))

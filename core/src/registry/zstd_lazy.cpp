@@ -20,11 +20,7 @@ constinit tether::support::LazyLibrary libzstd("libzstd.so.1", "the zstd library
 
 }  // namespace
 
-#define TETHER_ZSTD(ret, name, params, args)                            \
-  extern "C" ret name params {                                          \
-    static const auto fn = libzstd.get<decltype(&::name)>(#name, fail); \
-    return fn args;                                                     \
-  }
+#define TETHER_ZSTD(ret, name, params, args) TETHER_LAZY_FORWARD(libzstd, fail, ret, name, params, args)
 
 TETHER_ZSTD(size_t, ZSTD_compressBound, (size_t srcSize), (srcSize))
 TETHER_ZSTD(unsigned, ZSTD_isError, (size_t code), (code))

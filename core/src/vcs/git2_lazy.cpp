@@ -43,11 +43,7 @@ constinit tether::support::LazyLibrary libgit2("libgit2.so." LIBGIT2_SOVERSION, 
 
 }  // namespace
 
-#define TETHER_GIT2(ret, name, params, args)                            \
-  extern "C" ret name params {                                          \
-    static const auto fn = libgit2.get<decltype(&::name)>(#name, fail); \
-    return fn args;                                                     \
-  }
+#define TETHER_GIT2(ret, name, params, args) TETHER_LAZY_FORWARD(libgit2, fail, ret, name, params, args)
 
 TETHER_GIT2(void, git_blob_free, (git_blob * blob), (blob))
 TETHER_GIT2(int, git_blob_lookup, (git_blob** blob, git_repository* repo, const git_oid* id), (blob, repo, id))

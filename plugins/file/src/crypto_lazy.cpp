@@ -30,11 +30,7 @@ constinit tether::support::LazyLibrary libcrypto("libcrypto.so." TETHER_STR(OPEN
 
 }  // namespace
 
-#define TETHER_EVP(ret, name, params, args)                               \
-  extern "C" ret name params {                                            \
-    static const auto fn = libcrypto.get<decltype(&::name)>(#name, fail); \
-    return fn args;                                                       \
-  }
+#define TETHER_EVP(ret, name, params, args) TETHER_LAZY_FORWARD(libcrypto, fail, ret, name, params, args)
 
 TETHER_EVP(EVP_MD*, EVP_MD_fetch, (OSSL_LIB_CTX * ctx, const char* algorithm, const char* properties),
            (ctx, algorithm, properties))

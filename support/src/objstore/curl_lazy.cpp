@@ -33,11 +33,7 @@ F real(const char* name) {
 
 }  // namespace
 
-#define TETHER_CURL(ret, name, params, args)               \
-  extern "C" ret name params {                             \
-    static const auto fn = real<decltype(&::name)>(#name); \
-    return fn args;                                        \
-  }
+#define TETHER_CURL(ret, name, params, args) TETHER_LAZY_FORWARD(libcurl, fail, ret, name, params, args)
 
 TETHER_CURL(CURLcode, curl_global_init, (long flags), (flags))
 TETHER_CURL(CURL*, curl_easy_init, (void), ())

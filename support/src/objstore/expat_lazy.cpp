@@ -23,11 +23,7 @@ constinit tether::support::LazyLibrary libexpat("libexpat.so.1", "the XML parser
 
 }  // namespace
 
-#define TETHER_EXPAT(ret, name, params, args)                            \
-  extern "C" ret name params {                                           \
-    static const auto fn = libexpat.get<decltype(&::name)>(#name, fail); \
-    return fn args;                                                      \
-  }
+#define TETHER_EXPAT(ret, name, params, args) TETHER_LAZY_FORWARD(libexpat, fail, ret, name, params, args)
 
 TETHER_EXPAT(XML_Parser, XML_ParserCreate, (const XML_Char* encoding), (encoding))
 TETHER_EXPAT(void, XML_ParserFree, (XML_Parser parser), (parser))

@@ -106,3 +106,13 @@ class LazyLibrary {
 };
 
 }  // namespace tether::support
+
+// Defines `ret name params` (extern "C"), forwarding `args` to the real `name` of `library`
+// (a LazyLibrary), whose failures `fail(message)` turns into the caller's error. The real
+// function is looked up once, at the first call. Each loader names its own short form:
+//   #define TETHER_PQ(ret, name, params, args) TETHER_LAZY_FORWARD(libpq, fail, ret, name, params, args)
+#define TETHER_LAZY_FORWARD(library, fail, ret, name, params, args)      \
+  extern "C" ret name params {                                            \
+    static const auto fn = (library).get<decltype(&::name)>(#name, fail); \
+    return fn args;                                                       \
+  }
