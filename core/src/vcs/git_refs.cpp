@@ -206,33 +206,6 @@ void append_ref(std::string& key, std::string_view label, const RefValue& v) {
 
 }  // namespace
 
-ReadStatus read_small_file(const fs::path& path, std::size_t limit, std::string& out) {
-  out.clear();
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? ReadStatus::absent : ReadStatus::declined;
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 || static_cast<std::uint64_t>(st.st_size) > limit) {
-    ::close(fd);
-    return ReadStatus::declined;
-  }
-  out.resize(static_cast<std::size_t>(st.st_size) + 1);  // one more, to see growth
-  std::size_t got = 0;
-  while (got < out.size()) {
-    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      return ReadStatus::declined;
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  if (got > limit) return ReadStatus::declined;
-  out.resize(got);
-  return ReadStatus::ok;
-}
-
 bool plausible_ref_name(std::string_view name) {
   if (name.empty() || name.size() > 1024 || name.front() == '/' || name.back() == '/' || name.back() == '.') return false;
   for (unsigned char c : name)
@@ -678,25 +651,7 @@ std::optional<ReachCache> load_reach_cache(const Layout& layout) {
 void store_reach_cache(const Layout& layout, const ReachCache& cache) {
   const std::string text = serialise_reach_cache(cache);
   if (text.size() > kReachCacheLimit) return;
-  static std::atomic<unsigned> counter{0};
-  const std::string final_path = (layout.commondir / kReachCacheFile).string();
-  const std::string tmp = final_path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) return;  // a read-only repository: only the shortcut is lost
-  std::size_t done = 0;
-  bool ok = true;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ok = false;
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) ok = false;
-  // rename replaces whatever the name held (a symlink included) without following it.
-  if (!ok || ::rename(tmp.c_str(), final_path.c_str()) != 0) ::unlink(tmp.c_str());
+  support::replace_cache_file(layout.commondir / kReachCacheFile, text);  // read-only: only the shortcut is lost
 }
 
 }  // namespace tether::vcs::refs

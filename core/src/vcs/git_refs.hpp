@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tether/support/cache_file.hpp"
+
 namespace tether::vcs::refs {
 
 // ---- byte parsers (pure) ----
@@ -122,8 +124,10 @@ std::string serialise_reach_cache(const ReachCache& cache);
 std::optional<ReachCache> load_reach_cache(const Layout& layout);
 void store_reach_cache(const Layout& layout, const ReachCache& cache);
 
-// Bounded read of a regular file, not following a final symlink.
-enum class ReadStatus { ok, absent, declined };
-ReadStatus read_small_file(const std::filesystem::path& path, std::size_t limit, std::string& out);
+// Bounded read of a regular file, not following a final symlink (tether/support/cache_file.hpp).
+using support::ReadStatus;
+inline ReadStatus read_small_file(const std::filesystem::path& path, std::size_t limit, std::string& out) {
+  return support::read_bounded_file(path, limit, out);
+}
 
 }  // namespace tether::vcs::refs
