@@ -36,6 +36,7 @@ class GitAdapter : public VcsAdapter {
   }
   std::vector<CommitInfo> history(const HistoryQuery& query) const override { return reader_.history(query); }
   std::vector<std::string> all_commit_ids() const override { return reader_.all_commit_ids(); }
+  std::optional<std::string> tips_key() const override { return reader_.tips_key(); }
   std::set<std::string> alive_commits(const std::vector<std::string>& commits) const override {
     return reader_.alive_commits(commits);
   }

@@ -298,6 +298,20 @@ TEST_CASE("all_commit_ids and history_digest agree with git rev-list --all, work
     auto ids = vcs->all_commit_ids();
     CHECK(std::set<std::string>(ids.begin(), ids.end()) == expected);
     CHECK(ids.size() == expected.size());
+    // In history()'s order, which verify --all-history lists its records in.
+    HistoryQuery all;
+    all.all = true;
+    std::vector<std::string> in_history;
+    for (const auto& c : vcs->history(all)) in_history.push_back(c.id);
+    CHECK(ids == in_history);
+    // The tips key changes when a ref moves, and only then.
+    const auto key = vcs->tips_key();
+    REQUIRE(key);
+    CHECK(vcs->tips_key() == key);
+    repo.git({"branch", "tips-moved", c2});
+    CHECK(vcs->tips_key() != key);
+    repo.git({"branch", "-D", "tips-moved"});
+    CHECK(vcs->tips_key() == key);
     // Independent digest: sort, join without the trailing newline, sha256sum.
     ProcessOptions options;
     options.cwd = start;

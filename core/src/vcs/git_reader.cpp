@@ -544,10 +544,12 @@ std::vector<CommitInfo> GitReader::history(const HistoryQuery& query) const {
   return out;
 }
 
+// In history()'s order, so a caller may list every commit's records in the order `log` shows.
 std::vector<std::string> GitReader::walk_all() const {
   git_revwalk* raw = nullptr;
   if (git_revwalk_new(&raw, repo()) != 0) fail("cannot walk history");
   Revwalk walk(raw);
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
   push_all_tips(walk.get());
   ++stats_.walks;
   std::vector<std::string> out;
@@ -559,6 +561,13 @@ std::vector<std::string> GitReader::walk_all() const {
 std::vector<std::string> GitReader::all_commit_ids() const {
   std::lock_guard lock(mutex_);
   return walk_all();
+}
+
+std::optional<std::string> GitReader::tips_key() const {
+  std::lock_guard lock(mutex_);
+  auto s = snapshot();
+  if (!s) return std::nullopt;
+  return std::move(s->key);
 }
 
 // The set of reachable commits depends only on the tips (Snapshot::key, read natively) and

@@ -80,6 +80,7 @@ class GitReader {
 
   std::vector<CommitInfo> history(const HistoryQuery& query) const;
   std::vector<std::string> all_commit_ids() const;
+  std::optional<std::string> tips_key() const;  // Snapshot::key; nullopt when the native reader declined
   // Those of `commits` reachable from the tips all_commit_ids() walks from; answered from the
   // reachability cache when it knows them all under the current tips (refs/git_refs.hpp).
   std::set<std::string> alive_commits(const std::vector<std::string>& commits) const;

@@ -129,8 +129,13 @@ class VcsAdapter {
 
   // Commits newest first (children before parents, then by commit time).
   virtual std::vector<CommitInfo> history(const HistoryQuery& query) const = 0;
-  // Full ids of every commit reachable from any ref or worktree HEAD (`rev-list --all`).
+  // Full ids of every commit reachable from any ref or worktree HEAD (`rev-list --all`), in
+  // history()'s order (children before parents, then by commit time).
   virtual std::vector<std::string> all_commit_ids() const = 0;
+  // What all_commit_ids() walks from, as a key: under equal keys it gives the same answer
+  // (git: every ref, every checkout's HEAD, the shallow, alternates and grafts files, read
+  // without libgit2). nullopt when the VCS cannot say cheaply: then nothing may be cached by it.
+  virtual std::optional<std::string> tips_key() const { return std::nullopt; }
   // Whether `ancestor` is `descendant` or one of its ancestors (both revisions).
   virtual bool is_ancestor(const std::string& ancestor, const std::string& descendant) const = 0;
   // Commits reachable from bookmark `name` and from no other ref under refs/ (nor any other

@@ -41,6 +41,7 @@ class FaultyVcs final : public vcs::VcsAdapter {
   }
   std::vector<vcs::CommitInfo> history(const vcs::HistoryQuery& query) const override { return real_->history(query); }
   std::vector<std::string> all_commit_ids() const override { return real_->all_commit_ids(); }
+  std::optional<std::string> tips_key() const override { return real_->tips_key(); }
   bool is_ancestor(const std::string& a, const std::string& d) const override { return real_->is_ancestor(a, d); }
   std::vector<std::string> exclusive_commits(const std::string& name) const override {
     return real_->exclusive_commits(name);
