@@ -8,11 +8,13 @@
 // created (the pinned index and the op logs say which), unless --release-foreign. A store
 // that cannot be listed is reported as failed and nothing of it is released.
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/history_index.hpp"
 #include "engine/internal.hpp"
 #include "engine/undoer.hpp"
 #include "tether/engine/fanout.hpp"
@@ -103,8 +105,11 @@ struct Group {
   std::string kind, key;  // key: the object named in actions (the working tree's when it has one)
   Json locator;
   uint32_t caps = 0;
-  std::set<std::string> pins;                            // referenced pin ids
-  std::set<std::string> pinned_states, recorded_states;  // canonical content states
+  std::set<std::string> pins;  // referenced pin ids
+  // The states manifests record (canonical JSON), pinned or recoverable; what a working
+  // ref's head is compared with are their content states, computed when first needed.
+  std::unordered_set<std::string> pinned_raw, recorded_raw;
+  mutable std::optional<std::unordered_set<std::string>> pinned_states, recorded_states;
 };
 
 // Pin-id-shaped words (`<8 hex>.<16 hex>`) of a text: what an unparsable manifest may name.
@@ -194,14 +199,17 @@ struct GcPlanner {
     plan.created_at = now_iso_seconds(cx);
     // One walk: the plan reviews exactly the commits its digest names, so a commit made
     // meanwhile changes the digest and is caught when the plan is applied.
-    const std::vector<std::string> history = cx.vcs->all_commit_ids();
-    const std::string digest = vcs::history_digest_of(history);
+    const auto index = HistoryIndex::load(cx);
+    std::vector<std::string> history;
+    history.reserve(index->commits().size());
+    for (const auto& c : index->commits()) history.push_back(c.id);
+    const std::string digest = vcs::history_digest_of(std::move(history));
     const auto head = cx.vcs->head();
     have_listings = !model::list_checkout_files(tether_dir(cx) / "listings", ".jsonl", false).empty();
 
     collect_here();
     collect_live_checkouts();
-    collect_history(history);
+    collect_history(*index);
     set_context(digest, head);
     if (!opt.listings_only) {
       plan_pins();
@@ -227,42 +235,80 @@ struct GcPlanner {
 
   // `prefer`: a working-tree manifest, whose locator and key the group's actions use.
   void add_manifest(const model::ObjectManifest& m, bool prefer) {
-    const std::string sig = signature(m);
+    add_record(m.kind, m.key, signature(m), [&]() -> Json { return m.locator; },
+               m.state ? support::canonical_json(*m.state) : std::string(), m.pin ? &m.pin->id : nullptr,
+               m.recoverable, prefer);
+  }
+
+  // A record of the history index: the same, from its canonical texts (the signature is
+  // canonical_json([kind, locator]), the elements joined by ',').
+  void add_indexed(const IndexedManifest& r, const std::string& source) {
+    const std::string kind(r.kind), pin_id(r.pin_id);
+    std::string sig = "[" + support::canonical_json(Json(kind)) + "," + std::string(r.locator) + "]";
+    try {
+      add_record(kind, std::string(r.key), sig, [&]() -> Json { return Json::parse(r.locator); }, std::string(r.state),
+                 r.pin_id.empty() ? nullptr : &pin_id, r.recoverable, false);
+    } catch (const Json::exception& e) {  // only an index damaged on disk gives invalid JSON
+      if (!pin_id.empty()) loose_pins.insert(pin_id);
+      note(source + " cannot be read from the history index (" + e.what() + "); its pin is kept");
+    }
+  }
+
+  void add_record(const std::string& kind, const std::string& key, const std::string& sig,
+                  const std::function<Json()>& locator, const std::string& state, const std::string* pin_id,
+                  bool recoverable, bool prefer) {
     auto g = group_of.find(sig);
     if (g == group_of.end()) {
       std::string name;
+      const Json loc = locator();
       try {
-        auto& b = cx.backend(m.kind);
-        name = m.kind + "|" + b.ref_namespace(m.locator, m.key);
-        identity_of[sig] = b.identity(m.locator, m.key);
+        auto& b = cx.backend(kind);
+        name = kind + "|" + b.ref_namespace(loc, key);
+        identity_of[sig] = b.identity(loc, key);
       } catch (const std::exception& e) {
-        if (unknown_kinds.insert(m.kind).second)
-          note(m.kind + ": its backend is not usable here (" + std::string(e.what()) +
+        if (unknown_kinds.insert(kind).second)
+          note(kind + ": its backend is not usable here (" + std::string(e.what()) +
                "); its pins are kept and its stores are not collected");
       }
       g = group_of.emplace(sig, name).first;
     }
     if (g->second.empty()) {
-      if (m.pin) loose_pins.insert(m.pin->id);
+      if (pin_id) loose_pins.insert(*pin_id);
       return;
     }
     Group& grp = groups[g->second];
-    if (grp.kind.empty() || (prefer && grp.key != m.key)) {
-      grp.kind = m.kind;
-      grp.key = m.key;
-      grp.locator = m.locator;
+    if (grp.kind.empty() || (prefer && grp.key != key)) {
+      grp.kind = kind;
+      grp.key = key;
+      grp.locator = locator();
     }
-    if (!m.state) return;
-    auto& b = cx.backend(m.kind);
-    const Json content_state = b.content_state(*m.state);
-    const std::string content = support::canonical_json(content_state);
-    if (m.pin) {
-      grp.pins.insert(m.pin->id);
-      grp.pinned_states.insert(content);
-    } else if (m.recoverable) {
-      grp.recorded_states.insert(content);
+    if (state.empty()) return;
+    if (pin_id) {
+      grp.pins.insert(*pin_id);
+      grp.pinned_raw.insert(state);
+    } else if (recoverable) {
+      grp.recorded_raw.insert(state);
     }
-    if (have_listings) listing_refs.insert(model::listing_name(m.kind, identity_of[sig], content_state));
+    if (have_listings) {
+      const Json content_state = cx.backend(kind).content_state(Json::parse(state));
+      listing_refs.insert(model::listing_name(kind, identity_of[sig], content_state));
+    }
+  }
+
+  // The content states of a group's recorded states (pinned or not), computed on first use.
+  const std::unordered_set<std::string>& content_states(const Group& g, bool pinned) {
+    auto& out = pinned ? g.pinned_states : g.recorded_states;
+    if (!out) {
+      out.emplace();
+      auto& b = cx.backend(g.kind);
+      for (const auto& raw : pinned ? g.pinned_raw : g.recorded_raw) {
+        try {
+          out->insert(support::canonical_json(b.content_state(Json::parse(raw))));
+        } catch (const Json::exception&) {  // a damaged history index: that state is not known
+        }
+      }
+    }
+    return *out;
   }
 
   // A manifest file's text; one that cannot be parsed keeps every pin id it mentions.
@@ -353,20 +399,33 @@ struct GcPlanner {
 
   // 3. Every commit of the repository (but those the scope counts as gone), each tree and
   //    each manifest text once.
-  void collect_history(const std::vector<std::string>& history) {
+  void collect_history(const HistoryIndex& index) {
     const std::string objects_rel = vcs_path(cx, ".tether/objects");
+    std::vector<char> seen_tree(index.tree_count()), seen_record(index.manifests().size());
     std::unordered_set<const vcs::FileMap*> seen_trees;
     std::unordered_set<const std::string*> seen_texts;  // keep_alive's texts (a blob read once is one object)
     std::vector<std::shared_ptr<const vcs::FileMap>> keep_alive;
-    for (const auto& c : history) {
-      if (scope.exclude_commits.count(c)) continue;
+    for (const auto& c : index.commits()) {
+      if (scope.exclude_commits.count(c.id)) continue;
       ++commits;
-      auto files = cx.vcs->manifests_at(c, objects_rel);
-      if (!seen_trees.insert(files.get()).second) continue;  // union of references: a tree counts once
+      if (c.tree != HistoryIndex::kNotIndexed) {  // union of references: a tree, a record counts once
+        if (seen_tree[c.tree]) continue;
+        seen_tree[c.tree] = 1;
+        for (std::uint32_t n : index.tree(c.tree)) {
+          if (seen_record[n]) continue;
+          seen_record[n] = 1;
+          const auto& r = index.manifests()[n];
+          add_indexed(r, c.id.substr(0, 12) + ":.tether/objects/" + std::string(r.key) + ".toml");
+        }
+        continue;
+      }
+      // Not in the index (a manifest there does not parse): read as it is, errors noted.
+      auto files = cx.vcs->manifests_at(c.id, objects_rel);
+      if (!seen_trees.insert(files.get()).second) continue;
       keep_alive.push_back(files);
       for (const auto& [rel, text] : *files) {
         if (!seen_texts.insert(text.id()).second) continue;  // a text names its key: the same text is the same manifest
-        add_text(rel, text, c.substr(0, 12) + ":.tether/objects/" + rel, false);
+        add_text(rel, text, c.id.substr(0, 12) + ":.tether/objects/" + rel, false);
       }
     }
   }
@@ -622,7 +681,7 @@ struct GcPlanner {
       return v;
     }
     const std::string content = support::canonical_json(b.content_state(v.head));
-    if (g.pinned_states.count(content)) {
+    if (content_states(g, true).count(content)) {
       v.safe = "head is pinned";
     } else if (scope.dropped_states.count(c.group->first + "\n" + content)) {
       v.safe = "head was committed by a dropped commit";
@@ -635,7 +694,7 @@ struct GcPlanner {
       } catch (const std::exception&) {
       }
       if (base && b.same(*base, v.head)) v.safe = "head equals the base branch";
-      else if (g.recorded_states.count(content))
+      else if (content_states(g, false).count(content))
         v.reason = "holds a pin-less recorded state (" + model::short_state(v.head) + ")";
       else v.reason = "has unpinned writes (" + model::short_state(v.head) + ")";
     }

@@ -3,10 +3,13 @@
 // concurrently; a history walk reads each commit's manifests through the VCS's tree cache.
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <deque>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/history_index.hpp"
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/engine/repo.hpp"
@@ -32,7 +35,8 @@ bool VerifyResult::ok() const {
 struct Verifier {
   struct Target {
     std::string label;
-    const model::ObjectManifest* m;
+    const model::ObjectManifest* m;                  // a parsed manifest, or
+    std::uint32_t record = HistoryIndex::kNotIndexed;  // a record of the history index
   };
 
   Context& cx;
@@ -42,6 +46,8 @@ struct Verifier {
   std::vector<std::shared_ptr<std::map<std::string, model::ObjectManifest>>> keep;  // owns the manifests
   std::shared_ptr<void> keep_parsed;                                                // ... of a history walk
   std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;                      // the texts they were read from
+  std::shared_ptr<const HistoryIndex> index;                                        // ... or the history index
+  std::deque<model::ObjectManifest> from_index;    // the index's records that are verified, as manifests
   std::vector<std::size_t> target_job;             // per target: its record in jobs
   std::vector<const model::ObjectManifest*> jobs;  // one per distinct record
   std::vector<std::string> job_tail;               // per job: cb(state) + "," + cb(pin)
@@ -62,30 +68,44 @@ struct Verifier {
         std::vector<std::shared_ptr<std::map<std::string, model::ObjectManifest>>> keep;
         std::shared_ptr<void> parsed;
         std::vector<std::shared_ptr<const vcs::FileMap>> files;
+        std::shared_ptr<const HistoryIndex> index;
+        std::deque<model::ObjectManifest> from_index;
       };
-      keep_until_exit(std::make_shared<const Walk>(
-          Walk{std::move(targets), std::move(keep), std::move(keep_parsed), std::move(keep_files)}));
+      keep_until_exit(std::make_shared<const Walk>(Walk{std::move(targets), std::move(keep), std::move(keep_parsed),
+                                                        std::move(keep_files), std::move(index),
+                                                        std::move(from_index)}));
     }
     return std::move(out);
   }
 
-  // Commits whose objects/ tree is identical are one map in the VCS cache and are read
-  // once; a manifest text many trees hold is parsed once, and every record of it points at
-  // that one parse (the texts live as long as `files_keep`).
+  // Every commit's records from the history index; a commit the index does not hold (a
+  // manifest there does not parse) is read from the VCS and parsed, failing as it always did.
   void gather_history() {
-    std::unordered_set<const vcs::FileMap*> seen_trees;
+    index = HistoryIndex::load(cx);
     std::unordered_map<const vcs::FileMap*, std::vector<const model::ObjectManifest*>> tree_manifests;
-    // Keyed by the shared text (vcs::Text::id): one blob is one object, no text is hashed.
     auto parsed = std::make_shared<std::unordered_map<const std::string*, std::optional<model::ObjectManifest>>>();
-    std::vector<std::shared_ptr<const vcs::FileMap>> files_keep;
-    vcs::HistoryQuery q;
-    q.all = true;
-    std::string dir = vcs_path(cx, ".tether/objects");
-    for (const auto& c : cx.vcs->history(q)) {
+    const std::string dir = vcs_path(cx, ".tether/objects");
+    for (const auto& c : index->commits()) {
+      const std::string short_id = c.id.substr(0, 12) + ":";
+      if (c.tree != HistoryIndex::kNotIndexed) {
+        for (std::uint32_t n : index->tree(c.tree)) {
+          const auto& r = index->manifests()[n];
+          if (r.state.empty()) continue;
+          if (r.pin_id.empty() && !r.recoverable) {  // Observed records promise nothing
+            ++out.skipped_observed;
+            continue;
+          }
+          std::string label = short_id;
+          label += r.key;
+          targets.push_back({std::move(label), nullptr, n});
+        }
+        continue;
+      }
       auto files = cx.vcs->manifests_at(c.id, dir);
-      auto& ms = tree_manifests[files.get()];
-      if (seen_trees.insert(files.get()).second) {
-        files_keep.push_back(files);
+      auto [known, first] = tree_manifests.try_emplace(files.get());
+      auto& ms = known->second;
+      if (first) {
+        keep_files.push_back(files);
         for (const auto& [rel, text] : *files) {
           auto it = parsed->find(text.id());
           if (it == parsed->end()) {
@@ -100,15 +120,14 @@ struct Verifier {
       }
       for (const auto* m : ms) {
         if (!m->state) continue;
-        if (!m->pin && !m->recoverable) {  // Observed records promise nothing
+        if (!m->pin && !m->recoverable) {
           ++out.skipped_observed;
           continue;
         }
-        targets.push_back({c.id.substr(0, 12) + ":" + m->key, m});
+        targets.push_back({short_id + m->key, m});
       }
     }
     keep_parsed = parsed;
-    keep_files = std::move(files_keep);
   }
 
   // --rev's manifests, else the working tree's.
@@ -127,8 +146,13 @@ struct Verifier {
   void fold_records() {
     std::unordered_map<const model::ObjectManifest*, std::size_t> by_manifest;
     std::unordered_map<std::string, std::size_t> by_record;
+    std::vector<std::size_t> by_index(index ? index->manifests().size() : 0, SIZE_MAX);
     target_job.resize(targets.size());
     for (std::size_t i = 0; i < targets.size(); ++i) {
+      if (targets[i].record != HistoryIndex::kNotIndexed) {
+        target_job[i] = indexed_job(targets[i].record, by_index, by_record);
+        continue;
+      }
       const auto* m = targets[i].m;
       auto known = by_manifest.find(m);
       if (known != by_manifest.end()) {
@@ -156,6 +180,48 @@ struct Verifier {
       target_job[i] = it->second;
       by_manifest.emplace(m, it->second);
     }
+  }
+
+  // fold_records for a record of the history index, whose texts are already canonical: a
+  // manifest is built (its JSON parsed) only for a record no other target had.
+  std::size_t indexed_job(std::uint32_t n, std::vector<std::size_t>& by_index,
+                          std::unordered_map<std::string, std::size_t>& by_record) {
+    if (by_index[n] != SIZE_MAX) return by_index[n];
+    const auto& r = index->manifests()[n];
+    std::string tail(r.state);
+    tail += ',';
+    if (!r.pin_id.empty()) {
+      tail += "{\"id\":";
+      tail += support::canonical_json(Json(std::string(r.pin_id)));
+      tail += ",\"ref\":";
+      tail += support::canonical_json(Json(std::string(r.pin_ref)));
+      tail += '}';
+    } else {
+      tail += "null";
+    }
+    std::string sig = "[" + support::canonical_json(Json(std::string(r.kind))) + "," + std::string(r.locator) + "," +
+                      tail + "]";
+    auto [it, inserted] = by_record.emplace(std::move(sig), jobs.size());
+    if (inserted) {
+      model::ObjectManifest m;
+      m.key = r.key;
+      m.kind = r.kind;
+      m.recoverable = r.recoverable;
+      if (!r.pin_id.empty()) m.pin = sdk::Pin{std::string(r.pin_id), std::string(r.pin_ref), false};  // as parse_manifest reads it
+      try {
+        m.locator = Json::parse(r.locator);
+        m.state = Json::parse(r.state);
+      } catch (const Json::exception&) {
+        // Only an index damaged on disk holds invalid JSON: verified as written, it fails.
+        m.locator = std::string(r.locator);
+        m.state = std::string(r.state);
+      }
+      from_index.push_back(std::move(m));
+      jobs.push_back(&from_index.back());
+      job_tail.push_back(std::move(tail));
+    }
+    by_index[n] = it->second;
+    return it->second;
   }
 
   // Records with equal identity (a locator spelled two ways) fold together too. The
