@@ -51,6 +51,9 @@ struct Verifier {
   std::vector<std::size_t> target_job;             // per target: its record in jobs
   std::vector<const model::ObjectManifest*> jobs;  // one per distinct record
   std::vector<std::string> job_tail;               // per job: cb(state) + "," + cb(pin)
+  std::vector<std::string> job_where;              // per job: kind + '\0' + cb(locator)
+  std::unordered_map<std::string, std::size_t> by_record;  // cb([kind, locator, state, pin]) -> job
+  std::unordered_map<std::string_view, Json> locators;     // the index's locator texts, parsed
   std::vector<std::size_t> job_slot;               // per job: its identity in unique
   std::vector<const model::ObjectManifest*> unique;
 
@@ -85,6 +88,10 @@ struct Verifier {
     std::unordered_map<const vcs::FileMap*, std::vector<const model::ObjectManifest*>> tree_manifests;
     auto parsed = std::make_shared<std::unordered_map<const std::string*, std::optional<model::ObjectManifest>>>();
     const std::string dir = vcs_path(cx, ".tether/objects");
+    std::size_t records = 0;
+    for (const auto& c : index->commits())
+      if (c.tree != HistoryIndex::kNotIndexed) records += index->tree(c.tree).size();
+    targets.reserve(records);
     for (const auto& c : index->commits()) {
       const std::string short_id = c.id.substr(0, 12) + ":";
       if (c.tree != HistoryIndex::kNotIndexed) {
@@ -139,77 +146,74 @@ struct Verifier {
       if (m.state) targets.push_back({key, &m});
   }
 
-  // Dedupe by the parsed manifest (one per distinct text), then by cb([kind, locator, state,
-  // pin]) (no plugin call). The signature is that canonical text, written piece by piece
-  // (canonical JSON of an array is its elements' joined by ','), so the locator and state are
-  // not copied into an array first, and the [state, pin] part is kept for fold_identities.
+  // Dedupe by the parsed manifest (one per distinct text) or index record, then by
+  // cb([kind, locator, state, pin]) (no plugin call). The signature is that canonical text,
+  // written piece by piece (canonical JSON of an array is its elements' joined by ','), so the
+  // locator and state are not copied into an array first, and the [state, pin] part is kept
+  // for fold_identities.
   void fold_records() {
     std::unordered_map<const model::ObjectManifest*, std::size_t> by_manifest;
-    std::unordered_map<std::string, std::size_t> by_record;
     std::vector<std::size_t> by_index(index ? index->manifests().size() : 0, SIZE_MAX);
     target_job.resize(targets.size());
     for (std::size_t i = 0; i < targets.size(); ++i) {
-      if (targets[i].record != HistoryIndex::kNotIndexed) {
-        target_job[i] = indexed_job(targets[i].record, by_index, by_record);
+      if (const std::uint32_t n = targets[i].record; n != HistoryIndex::kNotIndexed) {
+        if (by_index[n] == SIZE_MAX) by_index[n] = indexed_job(index->manifests()[n]);
+        target_job[i] = by_index[n];
         continue;
       }
       const auto* m = targets[i].m;
       auto known = by_manifest.find(m);
-      if (known != by_manifest.end()) {
-        target_job[i] = known->second;
-        continue;
+      if (known == by_manifest.end()) {
+        std::string tail = record_tail(support::canonical_json(*m->state), m->pin ? &m->pin->id : nullptr,
+                                       m->pin ? &m->pin->ref : nullptr);
+        known = by_manifest.emplace(m, job_for(m->kind, support::canonical_json(m->locator), std::move(tail), [&] { return m; })).first;
       }
-      std::string tail = support::canonical_json(*m->state);
-      tail += ',';
-      if (m->pin) {
-        tail += "{\"id\":";
-        tail += support::canonical_json(Json(m->pin->id));
-        tail += ",\"ref\":";
-        tail += support::canonical_json(Json(m->pin->ref));
-        tail += '}';
-      } else {
-        tail += "null";
-      }
-      std::string sig = "[" + support::canonical_json(Json(m->kind)) + "," + support::canonical_json(m->locator) + "," +
-                        tail + "]";
-      auto [it, inserted] = by_record.emplace(std::move(sig), jobs.size());
-      if (inserted) {
-        jobs.push_back(m);
-        job_tail.push_back(std::move(tail));
-      }
-      target_job[i] = it->second;
-      by_manifest.emplace(m, it->second);
+      target_job[i] = known->second;
     }
   }
 
-  // fold_records for a record of the history index, whose texts are already canonical: a
-  // manifest is built (its JSON parsed) only for a record no other target had.
-  std::size_t indexed_job(std::uint32_t n, std::vector<std::size_t>& by_index,
-                          std::unordered_map<std::string, std::size_t>& by_record) {
-    if (by_index[n] != SIZE_MAX) return by_index[n];
-    const auto& r = index->manifests()[n];
-    std::string tail(r.state);
+  static std::string record_tail(std::string tail, const std::string* pin_id, const std::string* pin_ref) {
     tail += ',';
-    if (!r.pin_id.empty()) {
+    if (pin_id) {
       tail += "{\"id\":";
-      tail += support::canonical_json(Json(std::string(r.pin_id)));
+      tail += support::canonical_json(Json(*pin_id));
       tail += ",\"ref\":";
-      tail += support::canonical_json(Json(std::string(r.pin_ref)));
+      tail += support::canonical_json(Json(*pin_ref));
       tail += '}';
     } else {
       tail += "null";
     }
-    std::string sig = "[" + support::canonical_json(Json(std::string(r.kind))) + "," + std::string(r.locator) + "," +
-                      tail + "]";
+    return tail;
+  }
+
+  // The job of signature [kind, locator, tail]; `make` gives its manifest when it is new.
+  template <class Make>
+  std::size_t job_for(const std::string& kind, std::string locator, std::string tail, const Make& make) {
+    std::string sig = "[" + support::canonical_json(Json(kind)) + "," + locator + "," + tail + "]";
     auto [it, inserted] = by_record.emplace(std::move(sig), jobs.size());
     if (inserted) {
+      jobs.push_back(make());
+      job_tail.push_back(std::move(tail));
+      job_where.push_back(kind + '\0' + locator);
+    }
+    return it->second;
+  }
+
+  // A record of the history index, whose texts are already canonical: its manifest is built
+  // (the state parsed; each distinct locator once) only for a record no other target had.
+  std::size_t indexed_job(const IndexedManifest& r) {
+    const std::string pin_id(r.pin_id), pin_ref(r.pin_ref), kind(r.kind);
+    std::string tail = record_tail(std::string(r.state), r.pin_id.empty() ? nullptr : &pin_id, &pin_ref);
+    return job_for(kind, std::string(r.locator), std::move(tail), [&] {
       model::ObjectManifest m;
       m.key = r.key;
-      m.kind = r.kind;
+      m.kind = kind;
       m.recoverable = r.recoverable;
-      if (!r.pin_id.empty()) m.pin = sdk::Pin{std::string(r.pin_id), std::string(r.pin_ref), false};  // as parse_manifest reads it
+      if (!pin_id.empty()) m.pin = sdk::Pin{pin_id, pin_ref, false};  // as parse_manifest reads it
       try {
-        m.locator = Json::parse(r.locator);
+        auto loc = locators.find(r.locator);
+        if (loc == locators.end()) loc = locators.emplace(r.locator, Json::parse(r.locator)).first;
+        m.locator = loc->second;
         m.state = Json::parse(r.state);
       } catch (const Json::exception&) {
         // Only an index damaged on disk holds invalid JSON: verified as written, it fails.
@@ -217,11 +221,8 @@ struct Verifier {
         m.state = std::string(r.state);
       }
       from_index.push_back(std::move(m));
-      jobs.push_back(&from_index.back());
-      job_tail.push_back(std::move(tail));
-    }
-    by_index[n] = it->second;
-    return it->second;
+      return &from_index.back();
+    });
   }
 
   // Records with equal identity (a locator spelled two ways) fold together too. The
@@ -234,7 +235,7 @@ struct Verifier {
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       const auto* m = jobs[j];
       std::string sig;
-      std::string where = m->kind + '\0' + m->locator.dump();
+      const std::string& where = job_where[j];
       auto known = identities.find(where);
       if (known == identities.end()) {
         std::optional<std::string> id;
@@ -242,7 +243,7 @@ struct Verifier {
           id = support::canonical_json(cx.backend(m->kind).identity(m->locator, m->key));
         } catch (const std::exception&) {
         }
-        known = identities.emplace(std::move(where), std::move(id)).first;
+        known = identities.emplace(where, std::move(id)).first;
       }
       if (known->second) {
         // cb([kind, identity text, state, pin]), as fold_records writes it
