@@ -308,11 +308,12 @@ struct Verifier {
     return out;
   }
 
+  // The targets' labels move into the entries: nothing reads a target after this.
   void report(const std::vector<Answer>& results) {
     out.entries.reserve(targets.size());
     for (std::size_t i = 0; i < targets.size(); ++i) {
       const auto& r = results[job_slot[target_job[i]]];
-      VerifyEntry e{targets[i].label, "unknown", ""};
+      VerifyEntry e{std::move(targets[i].label), "unknown", ""};
       if (r.report) {
         e.status = sdk::verify_status_name(r.report->status);
         e.message = r.report->message;
