@@ -22,9 +22,11 @@ int run_gc(const Global& g, const GcOptions& o) {
   if (o.no_dry_run && (o.plan.dry_run || o.plan.plan_file)) throw ConfigError("--no-dry-run cannot be combined with --dry-run or --plan");
   opt.saved = load_saved_plan(o.plan, "gc");
   opt.dry_run = !o.no_dry_run && !opt.saved;
-  Progress progress("listing pins", !g.json);
+  Progress reading("reading history", !g.json), progress("listing pins", !g.json);
+  opt.reading = reading.callback();
   opt.progress = progress.callback();
   auto r = engine::gc(*repo, opt);
+  reading.finish();
   progress.finish();
   // The history walk's trees and manifest texts go with the exit, not entry by entry (the plan
   // and the report below need only the repository's root and the result).

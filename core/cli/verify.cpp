@@ -15,9 +15,11 @@ int run_verify(const Global& g, const VerifyOptions& o) {
   opt.all_history = o.all_history;
   opt.deep = o.deep;
   opt.leave_memory_to_exit = true;  // main returns after this command
-  Progress progress("verifying", !g.json);
+  Progress reading("reading history", !g.json), progress("verifying", !g.json);
+  opt.reading = reading.callback();
   opt.progress = progress.callback();
   auto kept = std::make_shared<engine::VerifyResult>(engine::verify(*repo, opt));
+  reading.finish();
   progress.finish();
   // A long history's results and the VCS's caches are hundreds of thousands of small blocks:
   // the exit returns them at once (the plugins still shut down with the repo).

@@ -100,3 +100,16 @@ on_tty "$TETHER" status --snapshot
 eq "$RC" "0" "status of one big file on a terminal"
 tty_has "hashing big: 0/1 files, (16|33|50)\.[0-9] MB"
 tty_has "hashing big: 1/1 files, 67\.1 MB"
+
+# verify and gc read the commits their history index lacks under a line of their own
+# (a first run reads every commit); once the index holds them, nothing is read.
+rm -f "$(git rev-parse --git-common-dir)/tether-history"
+on_tty "$TETHER" verify --all-history
+eq "$RC" "0" "verify --all-history on a terminal"
+tty_has "reading history [0-9]+/[0-9]+"
+on_tty "$TETHER" gc
+eq "$RC" "0" "gc on a terminal"
+tty_lacks "reading history"
+rm -f "$(git rev-parse --git-common-dir)/tether-history"
+on_tty "$TETHER" gc
+tty_has "reading history [0-9]+/[0-9]+"

@@ -199,7 +199,7 @@ struct GcPlanner {
     plan.created_at = now_iso_seconds(cx);
     // One walk: the plan reviews exactly the commits its digest names, so a commit made
     // meanwhile changes the digest and is caught when the plan is applied.
-    const auto index = HistoryIndex::load(cx);
+    const auto index = HistoryIndex::load(cx, opt.reading);
     std::vector<std::string> history;
     history.reserve(index->commits().size());
     for (const auto& c : index->commits()) history.push_back(c.id);

@@ -299,7 +299,7 @@ struct HistoryIndexBuilder {
   }
 };
 
-std::shared_ptr<const HistoryIndex> HistoryIndex::load(Context& cx) {
+std::shared_ptr<const HistoryIndex> HistoryIndex::load(Context& cx, const std::function<void(std::size_t, std::size_t)>& reading) {
   auto ix = std::make_shared<HistoryIndex>();
   const auto path = file_of(cx);
   const std::string rel_hash = rel_hash_of(cx);
@@ -320,6 +320,8 @@ std::shared_ptr<const HistoryIndex> HistoryIndex::load(Context& cx) {
   std::unordered_map<std::string_view, std::uint32_t> known;
   known.reserve(ix->commits_.size());
   for (const auto& c : ix->commits_) known.emplace(c.id, c.tree);
+  std::size_t missing = 0;
+  for (const auto& id : ids) missing += known.count(id) ? 0 : 1;
   std::vector<Commit> now;
   now.reserve(ids.size());
   HistoryIndexBuilder b(cx, *ix);
@@ -329,7 +331,8 @@ std::shared_ptr<const HistoryIndex> HistoryIndex::load(Context& cx) {
       now.push_back({id, it->second});
     } else {
       now.push_back({id, b.tree_of(id)});
-      ++ix->stats_.commits_read;
+      if (reading) reading(++ix->stats_.commits_read, missing);
+      else ++ix->stats_.commits_read;
     }
   }
   const bool same_commits = now.size() == ix->commits_.size() &&

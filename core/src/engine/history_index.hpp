@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,8 +58,9 @@ class HistoryIndex {
 
   // The index of this dataset's history, every commit reachable now, in
   // VcsAdapter::all_commit_ids() order. Failures to read or write the file only cost speed;
-  // VCS failures (a commit that cannot be read) propagate as VcsError.
-  static std::shared_ptr<const HistoryIndex> load(Context& cx);
+  // VCS failures (a commit that cannot be read) propagate as VcsError. `reading` is told how
+  // many of the commits the index lacked have been read (a first run reads them all).
+  static std::shared_ptr<const HistoryIndex> load(Context& cx, const std::function<void(std::size_t, std::size_t)>& reading = {});
 
   const std::vector<Commit>& commits() const { return commits_; }
   const std::vector<IndexedManifest>& manifests() const { return manifests_; }

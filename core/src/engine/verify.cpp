@@ -84,7 +84,7 @@ struct Verifier {
   // Every commit's records from the history index; a commit the index does not hold (a
   // manifest there does not parse) is read from the VCS and parsed, failing as it always did.
   void gather_history() {
-    index = HistoryIndex::load(cx);
+    index = HistoryIndex::load(cx, opt.reading);
     std::unordered_map<const vcs::FileMap*, std::vector<const model::ObjectManifest*>> tree_manifests;
     auto parsed = std::make_shared<std::unordered_map<const std::string*, std::optional<model::ObjectManifest>>>();
     const std::string dir = vcs_path(cx, ".tether/objects");

@@ -23,7 +23,8 @@ struct GcOptions {
   bool listings_only = false;     // only orphaned listings: no store is asked anything
   std::vector<std::string> keep_bookmarks;
   std::optional<Plan> saved;
-  ProgressFn progress;
+  ProgressFn reading;   // the commits the history index lacks, read from the VCS
+  ProgressFn progress;  // the stores whose pins are listed
 };
 struct GcReport {
   Plan plan;

@@ -28,7 +28,8 @@ struct VerifyOptions {
   // The process exits after this (the CLI): the walk's parsed manifests, texts and labels go
   // to keep_until_exit (tether/engine/repo.hpp) instead of being freed one by one.
   bool leave_memory_to_exit = false;
-  ProgressFn progress;
+  ProgressFn reading;   // --all-history: the commits the history index lacks, read from the VCS
+  ProgressFn progress;  // the distinct records verified
 };
 struct VerifyResult {
   std::vector<VerifyEntry> entries;
