@@ -286,13 +286,14 @@ struct Verifier {
     std::atomic<std::size_t> done{0};
     auto outcomes = fan_out<bool>(batches.size(), [&](std::size_t b) {
       const Batch& batch = batches[b];
-      std::vector<sdk::VerifyRequest> requests;
+      // The manifests' own locators, states and pins, not copies of them.
+      std::vector<host::BackendProxy::VerifyItem> requests;
       requests.reserve(batch.items.size());
       for (std::size_t i : batch.items) {
         const auto* m = unique[i];
-        requests.push_back({m->locator, *m->state, m->pin, opt.deep});
+        requests.push_back({&m->locator, &*m->state, &m->pin, opt.deep});
       }
-      auto results = cx.backend(batch.kind).verify_many(requests);
+      auto results = cx.backend(batch.kind).verify_items(requests);
       for (std::size_t k = 0; k < batch.items.size(); ++k) {
         auto& a = out[batch.items[k]];
         if (results[k].report) a.report = std::move(*results[k].report);

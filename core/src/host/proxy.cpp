@@ -74,8 +74,13 @@ void BackendProxy::raise(Op op, const CallResult& r, std::string_view key) const
 
 Json BackendProxy::call(Op op, const Json& request, std::string_view key, const ItemSink& on_item) const {
   if (!plugin_->has(op)) unsupported(op, key);
+  return call_text(op, request.dump(), key, on_item);
+}
+
+Json BackendProxy::call_text(Op op, std::string_view request, std::string_view key, const ItemSink& on_item) const {
+  if (!plugin_->has(op)) unsupported(op, key);
   ObjectScope scope(key);  // the plugin's progress reports name the object
-  CallResult r = plugin_->call(op, request.dump(), on_item);
+  CallResult r = plugin_->call(op, request, on_item);
   if (!r.ok()) raise(op, r, key);
   if (!r.reply) return Json::object();
   std::string why;
@@ -208,6 +213,13 @@ sdk::VerifyReport BackendProxy::verify(const sdk::Locator& locator, const sdk::S
 }
 
 std::vector<sdk::VerifyOutcome> BackendProxy::verify_many(const std::vector<sdk::VerifyRequest>& items) const {
+  std::vector<VerifyItem> refs;
+  refs.reserve(items.size());
+  for (const auto& r : items) refs.push_back({&r.locator, &r.state, &r.pin, r.deep});
+  return verify_items(refs);
+}
+
+std::vector<sdk::VerifyOutcome> BackendProxy::verify_items(const std::vector<VerifyItem>& items) const {
   std::vector<sdk::VerifyOutcome> out;
   out.reserve(items.size());
   auto failed = [](const std::exception& e) {
@@ -219,7 +231,7 @@ std::vector<sdk::VerifyOutcome> BackendProxy::verify_many(const std::vector<sdk:
   if (!plugin_->has(Op::VerifyMany)) {
     for (const auto& r : items) {
       try {
-        out.push_back(sdk::VerifyOutcome::of(verify(r.locator, r.state, r.pin, r.deep)));
+        out.push_back(sdk::VerifyOutcome::of(verify(*r.locator, *r.state, *r.pin, r.deep)));
       } catch (const std::bad_alloc&) {
         throw;
       } catch (const std::exception& e) {
@@ -234,14 +246,16 @@ std::vector<sdk::VerifyOutcome> BackendProxy::verify_many(const std::vector<sdk:
   };
   Json reply;
   try {
-    // The items straight into the request, {"items": [...]} as to_json(VerifyManyRequest)
-    // writes it: building a VerifyManyRequest first copied every locator and state twice.
-    Json list = Json::array();
-    list.get_ref<Json::array_t&>().reserve(items.size());
-    for (const auto& it : items) list.push_back(Json(it));
-    Json request = Json::object();
-    request["items"] = std::move(list);
-    reply = call(Op::VerifyMany, request, {});
+    // The items straight into the request's text, {"items": [...]} as
+    // Json(VerifyManyRequest).dump() writes it, without a Json per item.
+    std::string request = "{\"items\":[";
+    sdk::JsonWriter w(request);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      if (k) request.push_back(',');
+      sdk::write_verify_request(w, *items[k].locator, *items[k].state, *items[k].pin, items[k].deep);
+    }
+    request.append("]}");
+    reply = call_text(Op::VerifyMany, request, {});
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {

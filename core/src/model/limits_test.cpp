@@ -2,12 +2,16 @@
 // form TOML can nest with, parse_json's, the size limits, and that exactly-at-limit passes.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "tether/errors.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/limits.hpp"
 #include "tether/model/toml.hpp"
+#include "tether/sdk/json_limits.hpp"
+#include "tether/sdk/types.hpp"
 
 using namespace tether;
 using namespace tether::model;
@@ -157,4 +161,133 @@ TEST_CASE("parse_json checks nesting and size before parsing") {
   CHECK_FALSE(try_parse_json(repeat("{\"a\":", 129), {}, &why));
   CHECK(why == "nesting deeper than 128 levels");
   CHECK(try_parse_json("{\"a\": [1]}")->at("a").size() == 1);
+}
+
+namespace {
+// The value and, unlike ==, the kind of every number in it (1, 1u and 1.0 compare equal).
+std::string typed(const nlohmann::json& j) {
+  std::string out = std::to_string(static_cast<int>(j.type())) + ":";
+  if (j.is_object())
+    for (const auto& [k, v] : j.items()) out += k + "=" + typed(v) + ";";
+  else if (j.is_array())
+    for (const auto& v : j) out += typed(v) + ";";
+  else
+    out += j.dump();
+  return out;
+}
+}  // namespace
+
+TEST_CASE("parse_json_bounded's plain reader builds nlohmann's document or leaves the text to it") {
+  struct Case {
+    std::string text;
+    bool plain;  // the plain reader takes it
+  };
+  const std::vector<Case> cases = {
+      {R"({"items":[{"deep":false,"locator":{"branch":"obj00","uri":"/tmp/r.git"},"pin":null,"state":{"dirty":false,"sha":"3210"}}]})", true},
+      {" \t\r\n{ \"a\" : [ 1 , -2 , 0 , -0 , 123456789012345678 , -123456789012345678 , true , false , null , \"\" , [ ] , { } ] } \n", true},
+      {R"({"a":1,"a":{"b":2},"c":[1],"c":"x"})", true},  // a repeated key keeps its last value
+      {R"("just a string")", true},
+      {"17", true},
+      {"[]", true},
+      {R"({"a":"\u00e9"})", false},
+      {R"({"a":"tab\there"})", false},
+      {"{\"a\":\"caf\xc3\xa9\"}", false},
+      {"{\"a\":\"\x7f\"}", false},
+      {"{\"a\":\"bad \xff utf-8\"}", false},
+      {"{\"a\":\"ctl \x01\"}", false},
+      {"{\"a\":1.5}", false},
+      {"{\"a\":1e3}", false},
+      {"{\"a\":1234567890123456789}", false},
+      {"{\"a\":18446744073709551616}", false},
+      {"{\"a\":-9223372036854775809}", false},
+      {"{\"a\":01}", false},
+      {"{\"a\":-}", false},
+      {"{\"a\":+1}", false},
+      {"\xef\xbb\xbf{}", false},
+      {"{} /* c */", false},
+      {"{}x", false},
+      {"{} {}", false},
+      {"", false},
+      {"   ", false},
+      {"{\"a\":1,}", false},
+      {"[1,]", false},
+      {"{\"a\" 1}", false},
+      {"{a:1}", false},
+      {"{\"a\":tru}", false},
+      {"{\"a\":truex}", false},
+      {"{\"a\":nul", false},
+      {"[1 2]", false},
+      {"{\"a\":[1,{\"b\":\"c\"", false},
+      {"\"unterminated", false},
+      {"{\"a\":12a}", false},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    nlohmann::json plain;
+    CHECK(sdk::detail::PlainJsonReader(c.text, sdk::kMaxJsonWrappedNesting).read(plain) == c.plain);
+    std::optional<nlohmann::json> want;
+    std::string want_why;
+    try {
+      want = nlohmann::json::parse(c.text);
+    } catch (const nlohmann::json::exception& e) {
+      want_why = std::string("not valid JSON (") + e.what() + ")";
+    }
+    if (c.plain) {
+      REQUIRE(want);
+      CHECK(typed(plain) == typed(*want));
+    }
+    std::string why;
+    auto got = sdk::parse_json_bounded(c.text, sdk::kMaxJsonMessageBytes, &why, sdk::kMaxJsonWrappedNesting);
+    REQUIRE(got.has_value() == want.has_value());
+    if (got) CHECK(typed(*got) == typed(*want));
+    else CHECK(why == want_why);
+  }
+  // Deeper than the limit: refused before either reader runs, as before.
+  std::string why;
+  CHECK_FALSE(sdk::parse_json_bounded(repeat("[", 161) + repeat("]", 161), sdk::kMaxJsonMessageBytes, &why,
+                                      sdk::kMaxJsonWrappedNesting));
+  CHECK(why == "nesting deeper than 160 levels");
+  CHECK(sdk::parse_json_bounded(repeat("[", 160) + repeat("]", 160), sdk::kMaxJsonMessageBytes, &why,
+                                sdk::kMaxJsonWrappedNesting));
+}
+
+TEST_CASE("verify_many's writers write what Json::dump() writes") {
+  using sdk::Json;
+  const std::vector<Json> values = {
+      Json::object(),
+      Json{{"branch", "obj00"}, {"uri", "/tmp/r.git"}},
+      Json{{"q", "say \"hi\"\\ \n\t\x01 caf\xc3\xa9 \x7f"}, {"n", -3}, {"u", 18446744073709551615ull}, {"f", 1.5},
+           {"e", 1e300}, {"b", true}, {"z", nullptr}, {"a", Json::array({1, "x", Json::array(), Json::object()})},
+           {"k\"ey\xc3\xa9", Json{{"in", Json::array({false})}}}},
+  };
+  const std::vector<std::optional<sdk::Pin>> pins = {std::nullopt, sdk::Pin{"674c83a5.abdf", "tether.674c83a5.abdf", true},
+                                                     sdk::Pin{"x\"y", "caf\xc3\xa9", false}};
+  for (const auto& locator : values)
+    for (const auto& state : values)
+      for (const auto& pin : pins)
+        for (bool deep : {false, true}) {
+          std::string text;
+          sdk::JsonWriter w(text);
+          sdk::write_verify_request(w, locator, state, pin, deep);
+          CHECK(text == Json(sdk::VerifyRequest{locator, state, pin, deep}).dump());
+        }
+  const std::vector<sdk::VerifyOutcome> outcomes = {
+      sdk::VerifyOutcome::of({sdk::VerifyStatus::Ok, ""}),
+      sdk::VerifyOutcome::of({sdk::VerifyStatus::Drifted, "tether.x -> abc, expected \"def\"\n"}),
+      sdk::VerifyOutcome::of({sdk::VerifyStatus::Missing, "caf\xc3\xa9 not found"}),
+      sdk::VerifyOutcome::failed(TETHER_E_BACKEND, "boom"),
+      sdk::VerifyOutcome::failed(TETHER_E_INVALID_ARGUMENT, "bad \x02 request"),
+  };
+  for (const auto& o : outcomes) {
+    std::string text;
+    sdk::JsonWriter w(text);
+    sdk::write_verify_outcome(w, o);
+    CHECK(text == Json(o).dump());
+  }
+  // Invalid UTF-8 is refused as dump() refuses it.
+  std::string text;
+  sdk::JsonWriter w(text);
+  CHECK_THROWS_AS(sdk::write_verify_request(w, Json{{"p", "a\xff"}}, Json::object(), std::nullopt, false),
+                  nlohmann::json::type_error);
+  CHECK_THROWS_AS(Json(Json{{"p", "a\xff"}}).dump(), nlohmann::json::type_error);
 }

@@ -105,6 +105,15 @@ class BackendProxy {
   // that slot (a plugin built before it) verify once per item. A malformed batch reply
   // fails every item of it, naming the problem.
   std::vector<sdk::VerifyOutcome> verify_many(const std::vector<sdk::VerifyRequest>& items) const;
+  // The same for items the caller keeps (none of them is copied; each pointer non-null and
+  // valid for the call): what verify --all-history sends, 30,000 at a time.
+  struct VerifyItem {
+    const sdk::Locator* locator;
+    const sdk::State* state;
+    const std::optional<sdk::Pin>* pin;
+    bool deep = false;
+  };
+  std::vector<sdk::VerifyOutcome> verify_items(const std::vector<VerifyItem>& items) const;
   // The native handle: {"address": ..., ...}.
   sdk::Json open(const sdk::Locator& locator, const sdk::Source& target = sdk::Source::base(), bool read_only = true,
                  std::string_view key = {}, bool with_password = false) const;
@@ -173,6 +182,9 @@ class BackendProxy {
   sdk::Json call(Op op, const sdk::Json& request, std::string_view key = {}, const ItemSink& on_item = nullptr) const;
 
  private:
+  // call() of a request already written as JSON text.
+  sdk::Json call_text(Op op, std::string_view request, std::string_view key = {},
+                      const ItemSink& on_item = nullptr) const;
   [[noreturn]] void raise(Op op, const CallResult& r, std::string_view key) const;
   [[noreturn]] void unsupported(Op op, std::string_view key) const;
   // The reply's `field`, or a BackendError naming the op when it is missing.

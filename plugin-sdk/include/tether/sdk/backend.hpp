@@ -210,9 +210,15 @@ tether_status run_verify_many(tether_call* call, const char* request, size_t len
         }
       }
     }
-    Json results = Json::array();
-    for (auto& o : out) results.push_back(Json(o));
-    reply(call, Json{{"results", std::move(results)}});
+    // {"results": [...]} as Json::dump() writes it, without a Json per result.
+    std::string text = "{\"results\":[";
+    JsonWriter w(text);
+    for (size_t k = 0; k < out.size(); ++k) {
+      if (k) text.push_back(',');
+      write_verify_outcome(w, out[k]);
+    }
+    text.append("]}");
+    call->host->reply(call, text.data(), text.size());
     return TETHER_OK;
   } catch (...) {
     return fail_current(call);

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -420,6 +421,82 @@ inline void from_json(const Json& j, VerifyOutcome& o) {
     return;
   }
   o.report = j.get<VerifyReport>();
+}
+
+// verify_many's batches as text, byte for byte what Json::dump() writes for the Json forms
+// above (compact, keys in order, strict UTF-8), appended piece by piece: building a Json per
+// item and then dumping it cost more than the check itself. One serializer for the batch.
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out)
+      : out_(out), s_(nlohmann::detail::output_adapter<char, std::string>(out), ' ', Json::error_handler_t::strict) {}
+  JsonWriter& raw(std::string_view text) { out_.append(text); return *this; }
+  // Containers, strings, booleans and null here; numbers (and the rest) by the serializer.
+  JsonWriter& value(const Json& j) {
+    switch (j.type()) {
+      case Json::value_t::object: {
+        out_.push_back('{');
+        bool first = true;
+        for (const auto& [k, v] : j.get_ref<const Json::object_t&>()) {
+          if (!first) out_.push_back(',');
+          first = false;
+          string(k);
+          out_.push_back(':');
+          value(v);
+        }
+        out_.push_back('}');
+        return *this;
+      }
+      case Json::value_t::array: {
+        out_.push_back('[');
+        bool first = true;
+        for (const auto& v : j.get_ref<const Json::array_t&>()) {
+          if (!first) out_.push_back(',');
+          first = false;
+          value(v);
+        }
+        out_.push_back(']');
+        return *this;
+      }
+      case Json::value_t::string: return string(j.get_ref<const std::string&>());
+      case Json::value_t::boolean: return boolean(j.get<bool>());
+      case Json::value_t::null: return raw("null");
+      default: s_.dump(j, false, false, 0); return *this;
+    }
+  }
+  // A string as dump() writes it: printable ASCII other than '"' and '\\' is written as it
+  // is; anything else (escapes, UTF-8, its checks) goes through the serializer.
+  JsonWriter& string(const std::string& v) {
+    for (char c : v)
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+        s_.dump(Json(v), false, false, 0);
+        return *this;
+      }
+    out_.push_back('"');
+    out_.append(v);
+    out_.push_back('"');
+    return *this;
+  }
+  JsonWriter& boolean(bool b) { return raw(b ? "true" : "false"); }
+
+ private:
+  std::string& out_;
+  nlohmann::detail::serializer<Json> s_;
+};
+// Json(VerifyRequest{locator, state, pin, deep}).dump(), of the caller's own values.
+inline void write_verify_request(JsonWriter& w, const Locator& locator, const State& state,
+                                 const std::optional<Pin>& pin, bool deep) {
+  w.raw("{\"deep\":").boolean(deep).raw(",\"locator\":").value(locator).raw(",\"pin\":");
+  if (pin) w.raw("{\"created\":").boolean(pin->created).raw(",\"id\":").string(pin->id).raw(",\"ref\":").string(pin->ref).raw("}");
+  else w.raw("null");
+  w.raw(",\"state\":").value(state).raw("}");
+}
+// Json(VerifyOutcome).dump().
+inline void write_verify_outcome(JsonWriter& w, const VerifyOutcome& o) {
+  if (o.report)
+    w.raw("{\"message\":").string(o.report->message).raw(",\"status\":\"").raw(verify_status_name(o.report->status)).raw("\"}");
+  else
+    w.raw("{\"error\":{\"message\":").string(o.message).raw(",\"status\":").value(Json(o.status)).raw("}}");
 }
 
 inline void to_json(Json& j, const PinRequest& r) { j = Json{{"locator", r.locator}, {"state", r.state}, {"pin_id", r.pin_id}}; }
