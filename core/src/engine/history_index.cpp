@@ -36,8 +36,9 @@ bool plain_field(std::string_view s) {
   return true;
 }
 
-bool is_hex40(std::string_view s) {
-  return s.size() == 40 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+// `n` lower-case hex digits: a commit id (40) or a sha256 (64).
+bool is_hex(std::string_view s, std::size_t n) {
+  return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 bool parse_u32(std::string_view s, std::uint32_t& out) {
@@ -93,10 +94,7 @@ bool HistoryIndex::parse(std::string text, const std::string& rel_hash, HistoryI
   if (!next_line(line) || line != std::string(kMagic) + TETHER_VERSION + " " + rel_hash) return false;
   if (!next_line(line) || line.substr(0, 5) != "tips ") return false;
   std::string_view t = line.substr(5);
-  if (t != "-" && !(t.size() == 64 && std::all_of(t.begin(), t.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-      })))
-    return false;
+  if (t != "-" && !is_hex(t, 64)) return false;
   std::string tips_read(t == "-" ? "" : t);
   while (true) {
     if (!next_line(line) || line.size() < 2) return false;
@@ -120,7 +118,7 @@ bool HistoryIndex::parse(std::string text, const std::string& rel_hash, HistoryI
       }
     } else if (line[0] == 'c' && line[1] == '\t') {
       std::string_view f[2];
-      if (!split_tabs(line.substr(2), 2, f) || !is_hex40(f[0])) return false;
+      if (!split_tabs(line.substr(2), 2, f) || !is_hex(f[0], 40)) return false;
       Commit c{std::string(f[0]), kNotIndexed};
       if (f[1] != "-" && (!parse_u32(f[1], c.tree) || c.tree >= ix.tree_start_.size())) return false;
       ix.commits_.push_back(std::move(c));
@@ -331,8 +329,8 @@ std::shared_ptr<const HistoryIndex> HistoryIndex::load(Context& cx, const std::f
       now.push_back({id, it->second});
     } else {
       now.push_back({id, b.tree_of(id)});
-      if (reading) reading(++ix->stats_.commits_read, missing);
-      else ++ix->stats_.commits_read;
+      ++ix->stats_.commits_read;
+      if (reading) reading(ix->stats_.commits_read, missing);
     }
   }
   const bool same_commits = now.size() == ix->commits_.size() &&
