@@ -104,7 +104,7 @@ void StdoutLines::line(const std::string& text, Paint paint) {
     append_painted(painted_, paint == Paint::Green ? "32" : "31", text);
     plain = &painted_;
   }
-  block_ += support::redact_secrets(*plain);
+  support::append_redacted(block_, *plain);
   block_ += '\n';
   if (block_.size() >= 64 * 1024) flush();
 }

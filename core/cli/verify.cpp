@@ -26,24 +26,26 @@ int run_verify(const Global& g, const VerifyOptions& o) {
   engine::keep_until_exit(kept);
   repo->leave_vcs_to_exit();
   const engine::VerifyResult& result = *kept;
-  const auto& entries = result.entries;
   bool all_ok = result.ok();
   if (g.json) {
     print_json(result.to_json());
     return all_ok ? 0 : 1;
   }
-  if (entries.empty() && result.skipped_observed > 0)
+  if (result.empty() && result.skipped_observed > 0)
     out("  nothing to verify: the history holds " + std::to_string(result.skipped_observed) +
         " Observed record(s), which promise no state to check (only pinned or recoverable states are verified)");
-  else if (entries.empty()) out("  nothing to verify: no committed states");
+  else if (result.empty()) out("  nothing to verify: no committed states");
   // 500,000 lines for a long history: one buffer, written in large blocks.
   StdoutLines lines;
   std::string line;
-  for (const auto& e : entries) {
-    line.assign(2 + (e.status.size() < 8 ? 8 - e.status.size() : 0), ' ');
-    line.append(e.status).append("  ").append(e.label);
-    if (!e.message.empty()) line.append("  ").append(e.message);
-    lines.line(line, e.status == "ok" ? StdoutLines::Paint::Green : StdoutLines::Paint::Red);
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    const std::string_view status = result.status(i);
+    const std::string& message = result.message(i);
+    line.assign(2 + (status.size() < 8 ? 8 - status.size() : 0), ' ');
+    line.append(status).append("  ");
+    result.append_label(line, i);
+    if (!message.empty()) line.append("  ").append(message);
+    lines.line(line, status == "ok" ? StdoutLines::Paint::Green : StdoutLines::Paint::Red);
   }
   lines.flush();
   return all_ok ? 0 : 1;

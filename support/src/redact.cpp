@@ -161,8 +161,16 @@ bool may_hold_secret(std::string_view s) {
 }  // namespace
 
 std::string redact_secrets(std::string_view text) {
-  if (!may_hold_secret(text)) return std::string(text);
   std::string out;
+  append_redacted(out, text);
+  return out;
+}
+
+void append_redacted(std::string& out, std::string_view text) {
+  if (!may_hold_secret(text)) {
+    out.append(text);
+    return;
+  }
   std::size_t at = 0;
   for (const Span& sp : spans_of(text)) {
     if (sp.end <= at) continue;  // inside one already hidden
@@ -171,7 +179,6 @@ std::string redact_secrets(std::string_view text) {
     at = sp.end;
   }
   out.append(text.substr(std::min(at, text.size())));
-  return out;
 }
 
 std::vector<std::string> secrets_in(std::string_view text) {

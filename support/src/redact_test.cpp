@@ -97,3 +97,11 @@ TEST_CASE("secrets_in and redact_secrets_of: the DSN's secrets in any message") 
   CHECK(redact_secrets_of("nothing here", "host=h") == "nothing here");
   CHECK(secrets_in("https://a:b%21@h") == std::vector<std::string>{"b%21", "b!"});
 }
+
+TEST_CASE("append_redacted appends what redact_secrets returns") {
+  for (std::string_view t : {"plain text", "postgresql://u:pw@h/db", "dbname=x password=secret host=h", "a:b:c", ""}) {
+    std::string out = "prefix|";
+    append_redacted(out, t);
+    CHECK(out == "prefix|" + redact_secrets(t));
+  }
+}

@@ -19,64 +19,105 @@
 #include "tether/host/proxy.hpp"
 #include "tether/model/json.hpp"
 #include "tether/support/canonical_json.hpp"
+#include "tether/support/json_text.hpp"
 #include "tether/vcs/vcs.hpp"
 
 namespace tether::engine {
 
 bool VerifyResult::ok() const {
-  for (const auto& e : entries)
-    if (e.status != "ok") return false;
+  for (const auto& a : answers)
+    if (a.status != "ok") return false;
   return true;
 }
 
+void VerifyResult::append_label(std::string& out, std::size_t i) const {
+  out.append(prefixes[rows[i].prefix]).append(rows[i].key);
+}
+
+std::string VerifyResult::label(std::size_t i) const {
+  std::string out;
+  append_label(out, i);
+  return out;
+}
+
+namespace {
+
+// What identical records have in common: equal [kind, locator (or identity), state, pin]
+// are verified once. Views of canonical texts, so equal means equal JSON.
+struct Sig {
+  std::string_view kind, where, state;
+  bool pinned = false;
+  std::string_view pin_id, pin_ref;
+  bool operator==(const Sig&) const = default;
+};
+struct SigHash {
+  std::size_t operator()(const Sig& s) const noexcept {
+    std::hash<std::string_view> h;
+    std::size_t v = h(s.kind);
+    for (std::string_view part : {s.where, s.state, s.pin_id, s.pin_ref}) v = v * 1000003u ^ h(part);
+    return v ^ static_cast<std::size_t>(s.pinned);
+  }
+};
+
+// What the result keeps alive: the manifests its keys view, and what the verification read.
+struct Kept {
+  std::shared_ptr<const HistoryIndex> index;
+  std::shared_ptr<const std::map<std::string, model::ObjectManifest>> commit_manifests;  // --rev / the working tree
+  std::unordered_map<const std::string*, std::optional<model::ObjectManifest>> parsed;  // commits the index lacks
+  std::vector<std::shared_ptr<const vcs::FileMap>> files;                              // ... and their texts
+  std::deque<std::string> texts;                        // canonical texts of parsed manifests' locators and states
+  std::unordered_map<std::string_view, Json> locators;  // the index's locator texts, parsed once each
+  std::deque<Json> states;                              // index states not sent as text, parsed
+};
+
+}  // namespace
+
 // Verifying, stage by stage: gather the records to check (the whole history's or one
-// commit's), fold identical records together (by parsed manifest, by record, by identity),
-// verify each distinct one concurrently, and report one entry per record.
+// commit's) as rows, folding identical records into jobs as they come (by index record or
+// parsed manifest, then by [kind, locator, state, pin]); fold jobs of equal identity (a
+// locator spelled two ways); verify each distinct one concurrently; point the rows at the
+// answers.
 struct Verifier {
-  struct Target {
-    std::string label;
-    const model::ObjectManifest* m;                  // a parsed manifest, or
-    std::uint32_t record = HistoryIndex::kNotIndexed;  // a record of the history index
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  // A distinct record, as views into what Kept owns.
+  struct Job {
+    std::string_view kind, key;
+    const Json* locator = nullptr;
+    std::string_view locator_text;  // canonical
+    std::string_view state_sig;     // canonical
+    const Json* state = nullptr;    // sent as a Json, or
+    std::string_view state_text;    // ... as this text (is_plain_json)
+    bool pinned = false, pin_created = false;
+    std::string_view pin_id, pin_ref;
   };
 
   Context& cx;
   const VerifyOptions& opt;
   VerifyResult out;
-  std::vector<Target> targets;
-  std::vector<std::shared_ptr<std::map<std::string, model::ObjectManifest>>> keep;  // owns the manifests
-  std::shared_ptr<void> keep_parsed;                                                // ... of a history walk
-  std::vector<std::shared_ptr<const vcs::FileMap>> keep_files;                      // the texts they were read from
-  std::shared_ptr<const HistoryIndex> index;                                        // ... or the history index
-  std::deque<model::ObjectManifest> from_index;    // the index's records that are verified, as manifests
-  std::vector<std::size_t> target_job;             // per target: its record in jobs
-  std::vector<const model::ObjectManifest*> jobs;  // one per distinct record
-  std::vector<std::string> job_tail;               // per job: cb(state) + "," + cb(pin)
-  std::vector<std::string> job_where;              // per job: kind + '\0' + cb(locator)
-  std::unordered_map<std::string, std::size_t> by_record;  // cb([kind, locator, state, pin]) -> job
-  std::unordered_map<std::string_view, Json> locators;     // the index's locator texts, parsed
-  std::vector<std::size_t> job_slot;               // per job: its identity in unique
-  std::vector<const model::ObjectManifest*> unique;
+  std::shared_ptr<Kept> kept = std::make_shared<Kept>();
+  std::vector<Job> jobs;
+  std::unordered_map<Sig, std::uint32_t, SigHash> by_record;
+  std::vector<std::uint32_t> by_index;  // per index record: its job
+  std::unordered_map<const model::ObjectManifest*, std::uint32_t> by_manifest;
+  std::vector<std::uint32_t> job_slot;  // per job: its answer
+  std::vector<std::uint32_t> unique;    // per answer: the job verified for it
 
   Verifier(Context& r, const VerifyOptions& o) : cx(r), opt(o) {}
 
   VerifyResult run() {
     if (opt.all_history) gather_history();
     else gather_commit();
-    fold_records();
     fold_identities();
-    report(verify_unique());
+    verify_unique();
+    for (auto& row : out.rows) row.answer = job_slot[row.answer];
+    out.keep = kept;
     if (opt.leave_memory_to_exit) {
-      struct Walk {
-        std::vector<Target> targets;
-        std::vector<std::shared_ptr<std::map<std::string, model::ObjectManifest>>> keep;
-        std::shared_ptr<void> parsed;
-        std::vector<std::shared_ptr<const vcs::FileMap>> files;
-        std::shared_ptr<const HistoryIndex> index;
-        std::deque<model::ObjectManifest> from_index;
+      struct Scratch {
+        std::vector<Job> jobs;
+        std::unordered_map<Sig, std::uint32_t, SigHash> by_record;
+        std::unordered_map<const model::ObjectManifest*, std::uint32_t> by_manifest;
       };
-      keep_until_exit(std::make_shared<const Walk>(Walk{std::move(targets), std::move(keep), std::move(keep_parsed),
-                                                        std::move(keep_files), std::move(index),
-                                                        std::move(from_index)}));
+      keep_until_exit(std::make_shared<const Scratch>(Scratch{std::move(jobs), std::move(by_record), std::move(by_manifest)}));
     }
     return std::move(out);
   }
@@ -84,27 +125,29 @@ struct Verifier {
   // Every commit's records from the history index; a commit the index does not hold (a
   // manifest there does not parse) is read from the VCS and parsed, failing as it always did.
   void gather_history() {
-    index = HistoryIndex::load(cx, opt.reading);
-    std::unordered_map<const vcs::FileMap*, std::vector<const model::ObjectManifest*>> tree_manifests;
-    auto parsed = std::make_shared<std::unordered_map<const std::string*, std::optional<model::ObjectManifest>>>();
-    const std::string dir = vcs_path(cx, ".tether/objects");
+    kept->index = HistoryIndex::load(cx, opt.reading);
+    const HistoryIndex& index = *kept->index;
+    by_index.assign(index.manifests().size(), kNone);
     std::size_t records = 0;
-    for (const auto& c : index->commits())
-      if (c.tree != HistoryIndex::kNotIndexed) records += index->tree(c.tree).size();
-    targets.reserve(records);
-    for (const auto& c : index->commits()) {
-      const std::string short_id = c.id.substr(0, 12) + ":";
+    for (const auto& c : index.commits())
+      if (c.tree != HistoryIndex::kNotIndexed) records += index.tree(c.tree).size();
+    out.rows.reserve(records);
+    out.prefixes.reserve(index.commits().size());
+    std::unordered_map<const vcs::FileMap*, std::vector<const model::ObjectManifest*>> tree_manifests;
+    const std::string dir = vcs_path(cx, ".tether/objects");
+    for (const auto& c : index.commits()) {
+      const auto prefix = static_cast<std::uint32_t>(out.prefixes.size());
+      out.prefixes.push_back(c.id.substr(0, 12) + ":");
       if (c.tree != HistoryIndex::kNotIndexed) {
-        for (std::uint32_t n : index->tree(c.tree)) {
-          const auto& r = index->manifests()[n];
+        for (std::uint32_t n : index.tree(c.tree)) {
+          const auto& r = index.manifests()[n];
           if (r.state.empty()) continue;
           if (r.pin_id.empty() && !r.recoverable) {  // Observed records promise nothing
             ++out.skipped_observed;
             continue;
           }
-          std::string label = short_id;
-          label += r.key;
-          targets.push_back({std::move(label), nullptr, n});
+          if (by_index[n] == kNone) by_index[n] = indexed_job(r);
+          out.rows.push_back({r.key, prefix, by_index[n]});
         }
         continue;
       }
@@ -112,15 +155,15 @@ struct Verifier {
       auto [known, first] = tree_manifests.try_emplace(files.get());
       auto& ms = known->second;
       if (first) {
-        keep_files.push_back(files);
+        kept->files.push_back(files);
         for (const auto& [rel, text] : *files) {
-          auto it = parsed->find(text.id());
-          if (it == parsed->end()) {
+          auto it = kept->parsed.find(text.id());
+          if (it == kept->parsed.end()) {
             vcs::FileMap one{{rel, text}};
             auto parsed_one = parse_manifest_files(one, c.id);
             std::optional<model::ObjectManifest> m;
             if (!parsed_one.empty()) m = std::move(parsed_one.begin()->second);
-            it = parsed->emplace(text.id(), std::move(m)).first;
+            it = kept->parsed.emplace(text.id(), std::move(m)).first;
           }
           if (it->second) ms.push_back(&*it->second);  // else not a manifest
         }
@@ -131,144 +174,119 @@ struct Verifier {
           ++out.skipped_observed;
           continue;
         }
-        targets.push_back({short_id + m->key, m});
+        out.rows.push_back({m->key, prefix, manifest_job(*m)});
       }
     }
-    keep_parsed = parsed;
   }
 
   // --rev's manifests, else the working tree's.
   void gather_commit() {
-    auto ms = std::make_shared<std::map<std::string, model::ObjectManifest>>(opt.rev ? manifests_at(cx, *opt.rev)
-                                                                                      : cx.manifests);
-    keep.push_back(ms);
+    auto ms = std::make_shared<const std::map<std::string, model::ObjectManifest>>(opt.rev ? manifests_at(cx, *opt.rev)
+                                                                                            : cx.manifests);
+    kept->commit_manifests = ms;
+    out.prefixes.emplace_back();
     for (const auto& [key, m] : *ms)
-      if (m.state) targets.push_back({key, &m});
+      if (m.state) out.rows.push_back({key, 0, manifest_job(m)});
   }
 
-  // Dedupe by the parsed manifest (one per distinct text) or index record, then by
-  // cb([kind, locator, state, pin]) (no plugin call). The signature is that canonical text,
-  // written piece by piece (canonical JSON of an array is its elements' joined by ','), so the
-  // locator and state are not copied into an array first, and the [state, pin] part is kept
-  // for fold_identities.
-  void fold_records() {
-    std::unordered_map<const model::ObjectManifest*, std::size_t> by_manifest;
-    std::vector<std::size_t> by_index(index ? index->manifests().size() : 0, SIZE_MAX);
-    target_job.resize(targets.size());
-    for (std::size_t i = 0; i < targets.size(); ++i) {
-      if (const std::uint32_t n = targets[i].record; n != HistoryIndex::kNotIndexed) {
-        if (by_index[n] == SIZE_MAX) by_index[n] = indexed_job(index->manifests()[n]);
-        target_job[i] = by_index[n];
-        continue;
-      }
-      const auto* m = targets[i].m;
-      auto known = by_manifest.find(m);
-      if (known == by_manifest.end()) {
-        std::string tail = record_tail(support::canonical_json(*m->state), m->pin ? &m->pin->id : nullptr,
-                                       m->pin ? &m->pin->ref : nullptr);
-        known = by_manifest.emplace(m, job_for(m->kind, support::canonical_json(m->locator), std::move(tail), [&] { return m; })).first;
-      }
-      target_job[i] = known->second;
-    }
-  }
-
-  static std::string record_tail(std::string tail, const std::string* pin_id, const std::string* pin_ref) {
-    tail += ',';
-    if (pin_id) {
-      tail += "{\"id\":";
-      tail += support::canonical_json(Json(*pin_id));
-      tail += ",\"ref\":";
-      tail += support::canonical_json(Json(*pin_ref));
-      tail += '}';
-    } else {
-      tail += "null";
-    }
-    return tail;
-  }
-
-  // The job of signature [kind, locator, tail]; `make` gives its manifest when it is new.
-  template <class Make>
-  std::size_t job_for(const std::string& kind, std::string locator, std::string tail, const Make& make) {
-    std::string sig = "[" + support::canonical_json(Json(kind)) + "," + locator + "," + tail + "]";
-    auto [it, inserted] = by_record.emplace(std::move(sig), jobs.size());
-    if (inserted) {
-      jobs.push_back(make());
-      job_tail.push_back(std::move(tail));
-      job_where.push_back(kind + '\0' + locator);
+  // The job of signature `sig`; `fill` completes a new one.
+  template <class Fill>
+  std::uint32_t job_for(const Sig& sig, const Fill& fill) {
+    auto [it, fresh] = by_record.try_emplace(sig, static_cast<std::uint32_t>(jobs.size()));
+    if (fresh) {
+      Job& j = jobs.emplace_back();
+      j.kind = sig.kind;
+      j.locator_text = sig.where;
+      j.state_sig = sig.state;
+      j.pinned = sig.pinned;
+      j.pin_id = sig.pin_id;
+      j.pin_ref = sig.pin_ref;
+      fill(j);
     }
     return it->second;
   }
 
-  // A record of the history index, whose texts are already canonical: its manifest is built
-  // (the state parsed; each distinct locator once) only for a record no other target had.
-  std::size_t indexed_job(const IndexedManifest& r) {
-    const std::string pin_id(r.pin_id), pin_ref(r.pin_ref), kind(r.kind);
-    std::string tail = record_tail(std::string(r.state), r.pin_id.empty() ? nullptr : &pin_id, &pin_ref);
-    return job_for(kind, std::string(r.locator), std::move(tail), [&] {
-      model::ObjectManifest m;
-      m.key = r.key;
-      m.kind = kind;
-      m.recoverable = r.recoverable;
-      if (!pin_id.empty()) m.pin = sdk::Pin{pin_id, pin_ref, false};  // as parse_manifest reads it
-      try {
-        auto loc = locators.find(r.locator);
-        if (loc == locators.end()) loc = locators.emplace(r.locator, Json::parse(r.locator)).first;
-        m.locator = loc->second;
-        m.state = Json::parse(r.state);
-      } catch (const Json::exception&) {
-        // Only an index damaged on disk holds invalid JSON: verified as written, it fails.
-        m.locator = std::string(r.locator);
-        m.state = std::string(r.state);
+  // A parsed manifest (one per distinct text): its canonical texts are written once.
+  std::uint32_t manifest_job(const model::ObjectManifest& m) {
+    auto [it, fresh] = by_manifest.try_emplace(&m, kNone);
+    if (!fresh) return it->second;
+    Sig sig{m.kind, kept->texts.emplace_back(support::canonical_json(m.locator)),
+            kept->texts.emplace_back(support::canonical_json(*m.state)), m.pin.has_value(), {}, {}};
+    if (m.pin) sig.pin_id = m.pin->id, sig.pin_ref = m.pin->ref;
+    return it->second = job_for(sig, [&](Job& j) {
+             j.key = m.key;
+             j.locator = &m.locator;
+             j.state = &*m.state;
+             j.pin_created = m.pin && m.pin->created;
+           });
+  }
+
+  // A record of the history index, whose texts are already canonical. A state that is plain
+  // JSON is sent as its text; each distinct locator is parsed once.
+  std::uint32_t indexed_job(const IndexedManifest& r) {
+    Sig sig{r.kind, r.locator, r.state, !r.pin_id.empty(), r.pin_id, r.pin_ref};
+    return job_for(sig, [&](Job& j) {
+      j.key = r.key;
+      // Only an index damaged on disk holds invalid JSON: verified as written, it fails.
+      auto loc = kept->locators.find(r.locator);
+      if (loc == kept->locators.end()) {
+        Json parsed;
+        try {
+          parsed = Json::parse(r.locator);
+        } catch (const Json::exception&) {
+          parsed = std::string(r.locator);
+        }
+        loc = kept->locators.emplace(r.locator, std::move(parsed)).first;
       }
-      from_index.push_back(std::move(m));
-      return &from_index.back();
+      j.locator = &loc->second;
+      if (support::is_plain_json(r.state)) {
+        j.state_text = r.state;
+        return;
+      }
+      try {
+        j.state = &kept->states.emplace_back(Json::parse(r.state));
+      } catch (const Json::exception&) {
+        j.state = &kept->states.emplace_back(std::string(r.state));
+      }
     });
   }
 
-  // Records with equal identity (a locator spelled two ways) fold together too. The
-  // identity depends on the kind and locator alone, so it is asked once per distinct locator
-  // (a long history names a few dozen locators in thousands of records).
+  // Jobs with equal identity (a locator spelled two ways) fold together too. The identity
+  // depends on the kind and locator alone, so it is asked once per distinct locator (a long
+  // history names a few dozen locators in thousands of records).
   void fold_identities() {
-    std::unordered_map<std::string, std::size_t> by_identity;
-    std::unordered_map<std::string, std::optional<std::string>> identities;  // kind + locator -> identity text
+    std::unordered_map<Sig, std::uint32_t, SigHash> by_identity;
+    std::unordered_map<Sig, std::optional<std::string>, SigHash> identities;  // [kind, locator] -> identity text
     job_slot.resize(jobs.size());
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      const auto* m = jobs[j];
-      std::string sig;
-      const std::string& where = job_where[j];
-      auto known = identities.find(where);
+    for (std::size_t n = 0; n < jobs.size(); ++n) {
+      const Job& j = jobs[n];
+      auto known = identities.find(Sig{j.kind, j.locator_text, {}, false, {}, {}});
       if (known == identities.end()) {
         std::optional<std::string> id;
         try {
-          id = support::canonical_json(cx.backend(m->kind).identity(m->locator, m->key));
+          id = support::canonical_json(cx.backend(std::string(j.kind)).identity(*j.locator, j.key));
         } catch (const std::exception&) {
         }
-        known = identities.emplace(where, std::move(id)).first;
+        known = identities.emplace(Sig{j.kind, j.locator_text, {}, false, {}, {}}, std::move(id)).first;
       }
-      if (known->second) {
-        // cb([kind, identity text, state, pin]), as fold_records writes it
-        sig = "[" + support::canonical_json(Json(m->kind)) + "," + support::canonical_json(Json(*known->second)) + "," +
-              job_tail[j] + "]";
-      } else {
-        sig = "job:" + std::to_string(j);  // verified (and fails) on its own
+      if (!known->second) {  // verified (and fails) on its own
+        job_slot[n] = static_cast<std::uint32_t>(unique.size());
+        unique.push_back(static_cast<std::uint32_t>(n));
+        continue;
       }
-      auto [it, inserted] = by_identity.emplace(std::move(sig), unique.size());
-      if (inserted) unique.push_back(m);
-      job_slot[j] = it->second;
+      auto [it, fresh] = by_identity.try_emplace(Sig{j.kind, *known->second, j.state_sig, j.pinned, j.pin_id, j.pin_ref},
+                                                 static_cast<std::uint32_t>(unique.size()));
+      if (fresh) unique.push_back(static_cast<std::uint32_t>(n));
+      job_slot[n] = it->second;
     }
   }
-
-  struct Answer {
-    std::optional<sdk::VerifyReport> report;
-    std::string message;  // why there is none
-  };
 
   // The distinct records, in batches: each kind's records split into at most kMaxFanout
   // batches verified concurrently, each one verify_many call (a plugin without it is asked
   // once per record by the host).
-  std::vector<Answer> verify_unique() {
-    std::map<std::string, std::vector<std::size_t>> by_kind;
-    for (std::size_t i = 0; i < unique.size(); ++i) by_kind[unique[i]->kind].push_back(i);
+  void verify_unique() {
+    std::map<std::string_view, std::vector<std::size_t>> by_kind;
+    for (std::size_t i = 0; i < unique.size(); ++i) by_kind[jobs[unique[i]].kind].push_back(i);
     struct Batch {
       std::string kind;
       std::vector<std::size_t> items;  // indexes into unique
@@ -278,26 +296,39 @@ struct Verifier {
       std::size_t n = items.size(), parts = std::min(n, kMaxFanout), start = 0;
       for (std::size_t p = 0; p < parts; ++p) {
         std::size_t len = n / parts + (p < n % parts ? 1 : 0);
-        batches.push_back({kind, std::vector<std::size_t>(items.begin() + start, items.begin() + start + len)});
+        batches.push_back({std::string(kind), std::vector<std::size_t>(items.begin() + start, items.begin() + start + len)});
         start += len;
       }
     }
-    std::vector<Answer> out(unique.size());
+    auto& answers = out.answers;
+    answers.resize(unique.size());
     std::atomic<std::size_t> done{0};
     auto outcomes = fan_out<bool>(batches.size(), [&](std::size_t b) {
       const Batch& batch = batches[b];
-      // The manifests' own locators, states and pins, not copies of them.
+      // The jobs' own locators, states and pins, not copies of them.
       std::vector<host::BackendProxy::VerifyItem> requests;
       requests.reserve(batch.items.size());
       for (std::size_t i : batch.items) {
-        const auto* m = unique[i];
-        requests.push_back({&m->locator, &*m->state, &m->pin, opt.deep});
+        const Job& j = jobs[unique[i]];
+        auto& r = requests.emplace_back();
+        r.locator = j.locator;
+        r.state = j.state;
+        r.state_text = j.state_text;
+        r.pinned = j.pinned;
+        r.pin_created = j.pin_created;
+        r.pin_id = j.pin_id;
+        r.pin_ref = j.pin_ref;
+        r.deep = opt.deep;
       }
       auto results = cx.backend(batch.kind).verify_items(requests);
       for (std::size_t k = 0; k < batch.items.size(); ++k) {
-        auto& a = out[batch.items[k]];
-        if (results[k].report) a.report = std::move(*results[k].report);
-        else a.message = std::move(results[k].message);
+        auto& a = answers[batch.items[k]];
+        if (results[k].report) {
+          a.status = sdk::verify_status_name(results[k].report->status);
+          a.message = std::move(results[k].report->message);
+        } else {
+          a.message = std::move(results[k].message);
+        }
       }
       std::size_t d = done.fetch_add(batch.items.size()) + batch.items.size();
       if (opt.progress) opt.progress(d, unique.size());
@@ -305,24 +336,7 @@ struct Verifier {
     });
     for (std::size_t b = 0; b < batches.size(); ++b)
       if (!outcomes[b].ok())
-        for (std::size_t i : batches[b].items) out[i].message = outcomes[b].message();
-    return out;
-  }
-
-  // The targets' labels move into the entries: nothing reads a target after this.
-  void report(const std::vector<Answer>& results) {
-    out.entries.reserve(targets.size());
-    for (std::size_t i = 0; i < targets.size(); ++i) {
-      const auto& r = results[job_slot[target_job[i]]];
-      VerifyEntry e{std::move(targets[i].label), "unknown", ""};
-      if (r.report) {
-        e.status = sdk::verify_status_name(r.report->status);
-        e.message = r.report->message;
-      } else {
-        e.message = r.message;
-      }
-      out.entries.push_back(std::move(e));
-    }
+        for (std::size_t i : batches[b].items) answers[i] = {"unknown", outcomes[b].message()};
   }
 };
 
@@ -330,7 +344,7 @@ VerifyResult verify(Repo& repo, const VerifyOptions& opt) { Context& cx = Contex
 
 Json VerifyResult::to_json() const {
   Json obj = Json::object();
-  for (const auto& e : entries) obj[e.label] = {{"status", e.status}, {"message", e.message}};
+  for (std::size_t i = 0; i < rows.size(); ++i) obj[label(i)] = {{"status", status(i)}, {"message", message(i)}};
   return obj;
 }
 

@@ -33,17 +33,17 @@ TEST_CASE("verify finds a deleted pin only in the commits that name it") {
   commit(ds, "second");
   const auto ok = verify(ds);
   CHECK(ok.ok());
-  REQUIRE(ok.entries.size() == 1);
-  CHECK(ok.entries[0].status == "ok");
+  REQUIRE(ok.size() == 1);
+  CHECK(ok.status(0) == "ok");
 
   ds.untag("sys1", ref1);
   CHECK(verify(ds).ok());                      // the working tree names the second pin
   CHECK(verify(ds, std::string("HEAD")).ok());
   const auto old = verify(ds, std::string("HEAD~1"));
   CHECK_FALSE(old.ok());
-  REQUIRE(old.entries.size() == 1);
-  CHECK(old.entries[0].status == "missing");
-  CHECK(old.entries[0].message.find(ref1) != std::string::npos);
+  REQUIRE(old.size() == 1);
+  CHECK(old.status(0) == "missing");
+  CHECK(old.message(0).find(ref1) != std::string::npos);
   CHECK_FALSE(verify(ds, std::nullopt, /*all=*/true).ok());
 
   CHECK_FALSE(tether::testing::error_of([&] { verify(ds, std::string("no-such-rev")); }).empty());

@@ -215,7 +215,13 @@ sdk::VerifyReport BackendProxy::verify(const sdk::Locator& locator, const sdk::S
 std::vector<sdk::VerifyOutcome> BackendProxy::verify_many(const std::vector<sdk::VerifyRequest>& items) const {
   std::vector<VerifyItem> refs;
   refs.reserve(items.size());
-  for (const auto& r : items) refs.push_back({&r.locator, &r.state, &r.pin, r.deep});
+  for (const auto& r : items) {
+    VerifyItem& ref = refs.emplace_back();
+    ref.locator = &r.locator;
+    ref.state = &r.state;
+    if (r.pin) ref.pinned = true, ref.pin_created = r.pin->created, ref.pin_id = r.pin->id, ref.pin_ref = r.pin->ref;
+    ref.deep = r.deep;
+  }
   return verify_items(refs);
 }
 
@@ -231,7 +237,10 @@ std::vector<sdk::VerifyOutcome> BackendProxy::verify_items(const std::vector<Ver
   if (!plugin_->has(Op::VerifyMany)) {
     for (const auto& r : items) {
       try {
-        out.push_back(sdk::VerifyOutcome::of(verify(*r.locator, *r.state, *r.pin, r.deep)));
+        std::optional<sdk::Pin> pin;
+        if (r.pinned) pin = sdk::Pin{std::string(r.pin_id), std::string(r.pin_ref), r.pin_created};
+        out.push_back(sdk::VerifyOutcome::of(
+            verify(*r.locator, r.state ? *r.state : Json::parse(r.state_text), pin, r.deep)));
       } catch (const std::bad_alloc&) {
         throw;
       } catch (const std::exception& e) {
@@ -252,7 +261,7 @@ std::vector<sdk::VerifyOutcome> BackendProxy::verify_items(const std::vector<Ver
     sdk::JsonWriter w(request);
     for (std::size_t k = 0; k < items.size(); ++k) {
       if (k) request.push_back(',');
-      sdk::write_verify_request(w, *items[k].locator, *items[k].state, *items[k].pin, items[k].deep);
+      sdk::write_verify_request(w, items[k]);
     }
     request.append("]}");
     reply = call_text(Op::VerifyMany, request, {});

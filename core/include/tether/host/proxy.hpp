@@ -107,12 +107,9 @@ class BackendProxy {
   std::vector<sdk::VerifyOutcome> verify_many(const std::vector<sdk::VerifyRequest>& items) const;
   // The same for items the caller keeps (none of them is copied; each pointer non-null and
   // valid for the call): what verify --all-history sends, 30,000 at a time.
-  struct VerifyItem {
-    const sdk::Locator* locator;
-    const sdk::State* state;
-    const std::optional<sdk::Pin>* pin;
-    bool deep = false;
-  };
+  // An item's state may be given as text (sdk::VerifyRequestRef): the text of one JSON value
+  // that support::is_plain_json accepts, sent as it is.
+  using VerifyItem = sdk::VerifyRequestRef;
   std::vector<sdk::VerifyOutcome> verify_items(const std::vector<VerifyItem>& items) const;
   // The native handle: {"address": ..., ...}.
   sdk::Json open(const sdk::Locator& locator, const sdk::Source& target = sdk::Source::base(), bool read_only = true,

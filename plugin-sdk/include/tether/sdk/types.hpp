@@ -466,10 +466,10 @@ class JsonWriter {
   }
   // A string as dump() writes it: printable ASCII other than '"' and '\\' is written as it
   // is; anything else (escapes, UTF-8, its checks) goes through the serializer.
-  JsonWriter& string(const std::string& v) {
+  JsonWriter& string(std::string_view v) {
     for (char c : v)
       if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
-        s_.dump(Json(v), false, false, 0);
+        s_.dump(Json(std::string(v)), false, false, 0);
         return *this;
       }
     out_.push_back('"');
@@ -483,13 +483,32 @@ class JsonWriter {
   std::string& out_;
   nlohmann::detail::serializer<Json> s_;
 };
-// Json(VerifyRequest{locator, state, pin, deep}).dump(), of the caller's own values.
+// A verify request's parts, none of them copied: the pin as its id and ref, the state as a
+// Json or (`state` null) the text of one JSON value, which is written as it is.
+struct VerifyRequestRef {
+  const Locator* locator = nullptr;
+  const State* state = nullptr;
+  std::string_view state_text;
+  bool pinned = false, pin_created = false;
+  std::string_view pin_id, pin_ref;
+  bool deep = false;
+};
+// Json(VerifyRequest{locator, state, pin, deep}).dump(), of the caller's own values (with a
+// state text, that text in the state's place).
+inline void write_verify_request(JsonWriter& w, const VerifyRequestRef& r) {
+  w.raw("{\"deep\":").boolean(r.deep).raw(",\"locator\":").value(*r.locator).raw(",\"pin\":");
+  if (r.pinned) w.raw("{\"created\":").boolean(r.pin_created).raw(",\"id\":").string(r.pin_id).raw(",\"ref\":").string(r.pin_ref).raw("}");
+  else w.raw("null");
+  w.raw(",\"state\":");
+  if (r.state) w.value(*r.state);
+  else w.raw(r.state_text);
+  w.raw("}");
+}
 inline void write_verify_request(JsonWriter& w, const Locator& locator, const State& state,
                                  const std::optional<Pin>& pin, bool deep) {
-  w.raw("{\"deep\":").boolean(deep).raw(",\"locator\":").value(locator).raw(",\"pin\":");
-  if (pin) w.raw("{\"created\":").boolean(pin->created).raw(",\"id\":").string(pin->id).raw(",\"ref\":").string(pin->ref).raw("}");
-  else w.raw("null");
-  w.raw(",\"state\":").value(state).raw("}");
+  VerifyRequestRef r{&locator, &state, {}, pin.has_value(), pin && pin->created, {}, {}, deep};
+  if (pin) r.pin_id = pin->id, r.pin_ref = pin->ref;
+  write_verify_request(w, r);
 }
 // Json(VerifyOutcome).dump().
 inline void write_verify_outcome(JsonWriter& w, const VerifyOutcome& o) {

@@ -27,6 +27,8 @@ inline constexpr std::string_view kRedacted = "****";
 //  - the credentials of an `Authorization: <scheme> <credentials>` header.
 // Anything else is left as it is.
 std::string redact_secrets(std::string_view text);
+// The same, appended to `out` (for a printer of many lines: no string per line).
+void append_redacted(std::string& out, std::string_view text);
 
 // The credentials redact_secrets() would hide in `text`, as written and decoded (quotes
 // and backslashes removed, percent-encoding decoded), longest first, without repeats. For
