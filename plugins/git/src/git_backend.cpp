@@ -281,16 +281,21 @@ sdk::VerifyReport GitBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
   std::string sha = state_sha(r.state);
   Target t = parse_target(r.locator);
   if (!exists(t.path)) return {sdk::VerifyStatus::Missing, "repository " + t.path + " not found"};
-  return verify_in(t, verify_repository(t), r, sha);
+  return verify_in(t, verify_repository(t), r, sha, nullptr);
 }
 
 sdk::VerifyReport GitBackend::verify_in(const Target& t, git_repository* repo, const sdk::VerifyRequest& r,
-                                        const std::string& sha) const {
+                                        const std::string& sha, const TagSnapshot* tags) const {
   std::optional<git_oid> found;
   std::string target;
   if (r.pin) {
     target = r.pin->ref;
-    found = guarded([&] { return reference_commit_expecting(repo, tag_ref(r.pin->ref), sha); });
+    found = guarded([&]() -> std::optional<git_oid> {
+      std::string name = tag_ref(r.pin->ref);
+      if (tags)
+        if (const git_oid* id = tags->packed_target(name); id && is_expected_commit(repo, *id, sha)) return *id;
+      return reference_commit_expecting(repo, name, sha);
+    });
   } else {
     target = sha;
     found = guarded([&] { return lookup_commit_prefix(repo, sha); });
@@ -305,14 +310,23 @@ sdk::VerifyReport GitBackend::verify_in(const Target& t, git_repository* repo, c
 // verify's steps item by item, in its order (the state's sha, the locator, the repository),
 // but each distinct locator is parsed, resolved, checked and opened once per call: those
 // path checks (symlinks resolved with a readlink per component) cost more than the lookup.
+// A repository asked about kTagSnapshotAfter pins or more in the call has its tags read once
+// (tags.hpp) and the rest of its pins answered from that where the snapshot can vouch for
+// the answer; the first few keep the per-pin lookup, cheaper for a handful.
 std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::VerifyManyRequest& r) {
+  constexpr int kTagSnapshotAfter = 4;
   struct Place {
     std::optional<Target> target;
     git_repository* repo = nullptr;
     bool missing = false;
     std::exception_ptr error;  // what parsing or opening it threw
   };
+  struct Tags {
+    int pins = 0;
+    std::optional<TagSnapshot> snapshot;
+  };
   std::unordered_map<std::string, Place> places;
+  std::unordered_map<git_repository*, Tags> tags;
   std::vector<sdk::VerifyOutcome> out;
   out.reserve(r.items.size());
   for (const auto& item : r.items) {
@@ -334,7 +348,18 @@ std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::V
         out.push_back(sdk::VerifyOutcome::of({sdk::VerifyStatus::Missing, "repository " + p.target->path + " not found"}));
         continue;
       }
-      out.push_back(sdk::VerifyOutcome::of(verify_in(*p.target, p.repo, item, sha)));
+      const TagSnapshot* snapshot = nullptr;
+      if (item.pin) {
+        Tags& t = tags[p.repo];
+        if (++t.pins == kTagSnapshotAfter) {
+          try {
+            t.snapshot = TagSnapshot::read(p.repo, packed_refs_);
+          } catch (const std::exception&) {  // out of memory: the lookups still answer
+          }
+        }
+        if (t.snapshot) snapshot = &*t.snapshot;
+      }
+      out.push_back(sdk::VerifyOutcome::of(verify_in(*p.target, p.repo, item, sha, snapshot)));
     } catch (...) {
       out.push_back(sdk::failed_outcome(std::current_exception()));
     }
