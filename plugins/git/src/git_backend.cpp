@@ -71,6 +71,36 @@ bool has_dot_git(const std::string& path) { return exists(path + "/.git"); }
 
 // Retries a ref write that lost libgit2's lock file to a concurrent writer: the lock is held
 // only for the write itself, after which the next attempt sees the new value.
+// Two JSON values that are the same document: the same types all the way down (so 1 and
+// 1.0 differ, as their dump() does), numbers compared bit for bit. Stricter than dump()
+// equality, never looser: locators that dump alike but differ here are merely parsed twice.
+bool same_json(const Json& a, const Json& b) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case Json::value_t::object: {
+      const auto& x = a.get_ref<const Json::object_t&>();
+      const auto& y = b.get_ref<const Json::object_t&>();
+      if (x.size() != y.size()) return false;
+      for (auto i = x.begin(), k = y.begin(); i != x.end(); ++i, ++k)
+        if (i->first != k->first || !same_json(i->second, k->second)) return false;
+      return true;
+    }
+    case Json::value_t::array: {
+      const auto& x = a.get_ref<const Json::array_t&>();
+      const auto& y = b.get_ref<const Json::array_t&>();
+      if (x.size() != y.size()) return false;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (!same_json(x[i], y[i])) return false;
+      return true;
+    }
+    case Json::value_t::number_float: {
+      double x = a.get<double>(), y = b.get<double>();
+      return std::memcmp(&x, &y, sizeof x) == 0;
+    }
+    default: return a == b;  // strings, booleans, integers of the same type, null, binary, discarded
+  }
+}
+
 template <class Fn>
 int with_lock_retry(Fn&& fn) {
   int rc = 0;
@@ -325,14 +355,21 @@ std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::V
     int pins = 0;
     std::optional<TagSnapshot> snapshot;
   };
-  std::unordered_map<std::string, Place> places;
+  // Keyed by the items' own locators (no dump per item): equal only when same_json says so.
+  struct LocatorHash {
+    std::size_t operator()(const Json* j) const { return std::hash<Json>{}(*j); }
+  };
+  struct LocatorEqual {
+    bool operator()(const Json* a, const Json* b) const { return same_json(*a, *b); }
+  };
+  std::unordered_map<const Json*, Place, LocatorHash, LocatorEqual> places;
   std::unordered_map<git_repository*, Tags> tags;
   std::vector<sdk::VerifyOutcome> out;
   out.reserve(r.items.size());
   for (const auto& item : r.items) {
     try {
       std::string sha = state_sha(item.state);
-      auto [it, fresh] = places.try_emplace(item.locator.dump());
+      auto [it, fresh] = places.try_emplace(&item.locator);
       Place& p = it->second;
       if (fresh) {
         try {
