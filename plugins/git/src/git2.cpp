@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 namespace tether::git {
@@ -52,8 +53,10 @@ std::optional<git_oid> reference_commit(git_repository* repo, const std::string&
 // commit: git_reference_peel reads and parses the whole object, while the header (in a pack,
 // a few bytes at the entry's offset) tells that it exists and is a commit.
 bool is_expected_commit(git_repository* repo, const git_oid& id, const std::string& expected) {
-  if (expected.empty() || expected.size() > GIT_OID_HEXSZ || oid_hex(id).compare(0, expected.size(), expected) != 0)
-    return false;
+  if (expected.empty() || expected.size() > GIT_OID_HEXSZ) return false;
+  char hex[GIT_OID_HEXSZ];
+  git_oid_fmt(hex, &id);  // lower-case, as oid_hex
+  if (std::memcmp(hex, expected.data(), expected.size()) != 0) return false;
   git_odb* raw_odb = nullptr;
   if (git_repository_odb(&raw_odb, repo) != 0) return false;
   size_t len = 0;

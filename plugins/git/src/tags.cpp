@@ -203,19 +203,31 @@ std::optional<TagSnapshot> TagSnapshot::read(git_repository* repo, PackedRefsCac
   return s;
 }
 
-const git_oid* TagSnapshot::packed_target(const std::string& name) const {
-  if (name.size() > kMaxName || name.compare(0, kTagsPrefix.size(), kTagsPrefix) != 0) return nullptr;
+bool plain_tag_name(const std::string& name) {
+  if (name.size() > kMaxName || name.compare(0, kTagsPrefix.size(), kTagsPrefix) != 0) return false;
   std::size_t component = 0;
-  for (char c : name) {
-    if (c <= 0x20 || c >= 0x7f) return nullptr;
-    component = c == '/' ? 0 : component + 1;
-    if (component > kMaxComponent) return nullptr;
+  char previous = '/';
+  for (std::size_t i = kTagsPrefix.size(); i < name.size(); ++i) {
+    char c = name[i];
+    if (c == '/') {
+      if (component == 0 || previous == '.' ||
+          (component >= 5 && name.compare(i - 5, 5, ".lock") == 0))
+        return false;
+      component = 0;
+    } else {
+      bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+                   c == '.';
+      if (!plain || (c == '.' && (component == 0 || previous == '.')) || ++component > kMaxComponent) return false;
+    }
+    previous = c;
   }
-  // What the lookup itself does first: the name must be valid and already in normal form.
-  char normal[1024];  // libgit2's GIT_REFNAME_MAX
-  if (git_reference_normalize_name(normal, sizeof normal, name.c_str(), GIT_REFERENCE_FORMAT_ALLOW_ONELEVEL) != 0 ||
-      name != normal)
-    return nullptr;
+  if (component == 0 || previous == '.' || (component >= 5 && name.compare(name.size() - 5, 5, ".lock") == 0))
+    return false;
+  return true;
+}
+
+const git_oid* TagSnapshot::packed_target(const std::string& name) const {
+  if (!plain_tag_name(name)) return nullptr;
   if (!loose_.empty()) {
     // A loose ref at the name, or a non-directory at one of its parents: the lookup opens
     // the path, so leave it to libgit2. Compared without case for case-insensitive disks.

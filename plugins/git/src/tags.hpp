@@ -46,6 +46,11 @@ struct PackedRefs {
 // printable ASCII without spaces, in strictly increasing byte order.
 bool parse_packed_refs(std::string_view text, std::unordered_map<std::string_view, git_oid>& out);
 
+// A name under refs/tags/ that libgit2's lookup takes as it is: valid, and unchanged by
+// git_reference_normalize_name (which the lookup calls first); short, and printable ASCII of
+// a narrow alphabet. False leaves the name to libgit2 to judge.
+bool plain_tag_name(const std::string& name);
+
 // packed-refs files parsed once and shared by every thread and call while the file's stamp
 // (device, inode, size, mtime and ctime, to the nanosecond) stays the same.
 class PackedRefsCache {

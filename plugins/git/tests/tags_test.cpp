@@ -3,6 +3,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "tags.hpp"
 
@@ -65,4 +66,42 @@ TEST_CASE("parse_packed_refs: anything libgit2 might read otherwise is refused w
     CHECK_FALSE(tether::git::parse_packed_refs(bad, refs));
     CHECK(refs.empty());
   }
+}
+
+// plain_tag_name vouches for a name only when libgit2's lookup would take it unchanged: tried
+// on the names of the git tests and on random names over an alphabet of the troublesome bytes.
+TEST_CASE("plain_tag_name: only names libgit2 validates and leaves as they are") {
+  git_libgit2_init();
+  auto libgit2_keeps = [](const std::string& name) {
+    char out[1024];
+    return git_reference_normalize_name(out, sizeof out, name.c_str(), GIT_REFERENCE_FORMAT_ALLOW_ONELEVEL) == 0 &&
+           name == out;
+  };
+  for (const std::string name : {"refs/tags/tether.674c83a5.abdfbcb0315a4575", "refs/tags/a", "refs/tags/a/b-c_D.9"})
+    CHECK(tether::git::plain_tag_name(name));
+  for (const std::string& name : std::vector<std::string>{"refs/tags/", "refs/tags//a", "refs/tags/a/", "refs/tags/.a", "refs/tags/a..b", "refs/tags/a.lock",
+        "refs/tags/a.lock/b", "refs/tags/a.", "refs/tags/a@{1}", "refs/tags/a b", "refs/tags/a:b", "refs/heads/a",
+        "tether.x", "refs/tags/../../etc/passwd", "refs/tags/caf\xc3\xa9", "refs/tags/" + std::string(600, 'f'),
+        "refs/tags/" + std::string(200, 'f')})
+    CHECK_FALSE(tether::git::plain_tag_name(name));
+  const std::string alphabet = "ab.-_/@{}*?[\\:~^ A\x7f\x01\xc3";
+  unsigned state = 12345;
+  int plain = 0;
+  for (int n = 0; n < 20000; ++n) {
+    std::string name = "refs/tags/";
+    state = state * 1103515245u + 12345u;
+    int len = 1 + static_cast<int>((state >> 16) % 12);
+    for (int i = 0; i < len; ++i) {
+      state = state * 1103515245u + 12345u;
+      unsigned r = (state >> 16) % 100;
+      name += r < 50 ? alphabet[r % 2] : alphabet[r % alphabet.size()];
+    }
+    if (tether::git::plain_tag_name(name)) {
+      ++plain;
+      INFO(name);
+      CHECK(libgit2_keeps(name));
+    }
+  }
+  CHECK(plain > 1000);  // the random names do exercise the accepting side
+  git_libgit2_shutdown();
 }
