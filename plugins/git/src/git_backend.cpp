@@ -344,7 +344,7 @@ sdk::VerifyReport GitBackend::verify_in(const Target& t, git_repository* repo, c
 // (tags.hpp) and the rest of its pins answered from that where the snapshot can vouch for
 // the answer; the first few keep the per-pin lookup, cheaper for a handful.
 std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::VerifyManyRequest& r) {
-  constexpr int kTagSnapshotAfter = 4;
+  constexpr int kTagSnapshotAfter = 2;
   struct Place {
     std::optional<Target> target;
     git_repository* repo = nullptr;

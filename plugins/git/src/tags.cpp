@@ -21,9 +21,17 @@ constexpr int kMaxDepth = 16;
 constexpr std::size_t kMaxLooseEntries = 100000;
 constexpr off_t kMaxPackedBytes = off_t{256} << 20;
 
-bool hex40(const char* p) {
-  for (int i = 0; i < GIT_OID_HEXSZ; ++i)
-    if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f'))) return false;
+int nibble(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
+
+// 40 lower-case hex digits at `p`, into `oid` when given.
+bool hex40(const char* p, git_oid* oid = nullptr) {
+  unsigned char raw[GIT_OID_RAWSZ];
+  for (int i = 0; i < GIT_OID_RAWSZ; ++i) {
+    int hi = nibble(p[2 * i]), lo = nibble(p[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    raw[i] = static_cast<unsigned char>(hi << 4 | lo);
+  }
+  if (oid) git_oid_fromraw(oid, raw);
   return true;
 }
 
@@ -129,16 +137,16 @@ bool parse_packed_refs(std::string_view text, std::unordered_map<std::string_vie
     p = eol + 1;
   }
   std::string_view previous;
+  out.reserve(static_cast<std::size_t>(end - p) / 64);  // a tether pin's record is 90 bytes
+  git_oid oid;
   while (p != end) {
-    if (end - p < GIT_OID_HEXSZ + 3 || !hex40(p) || p[GIT_OID_HEXSZ] != ' ') return fail();
+    if (end - p < GIT_OID_HEXSZ + 3 || !hex40(p, &oid) || p[GIT_OID_HEXSZ] != ' ') return fail();
     const char* name = p + GIT_OID_HEXSZ + 1;
     const char* eol = name;
     while (eol != end && *eol > 0x20 && *eol < 0x7f) ++eol;
     if (eol == name || eol == end || *eol != '\n') return fail();
     std::string_view n(name, static_cast<std::size_t>(eol - name));
     if (!previous.empty() && !(previous < n)) return fail();
-    git_oid oid;
-    if (git_oid_fromstrn(&oid, p, GIT_OID_HEXSZ) < 0) return fail();
     out.emplace(n, oid);
     previous = n;
     p = eol + 1;
