@@ -180,8 +180,9 @@ GitBackend::Opened GitBackend::open_target(const sdk::Locator& locator) const {
   return Opened{std::move(t), std::move(*repo)};
 }
 
-git_repository* GitBackend::verify_repository(const Target& t) const {
-  refuse_inside_checkout(t, configuration().checkout);
+git_repository* GitBackend::verify_repository(const Target& t, const std::string* resolved_checkout) const {
+  if (resolved_checkout) refuse_inside_root(t, *resolved_checkout);
+  else refuse_inside_checkout(t, configuration().checkout);
   auto key = std::make_pair(std::this_thread::get_id(), t.path);
   {
     std::lock_guard lock(verify_mutex_);
@@ -364,6 +365,9 @@ std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::V
   };
   std::unordered_map<const Json*, Place, LocatorHash, LocatorEqual> places;
   std::unordered_map<git_repository*, Tags> tags;
+  // Paths resolved once per call, not once per locator: many locators name one repository.
+  std::unordered_map<std::string, std::string> resolved;
+  std::optional<std::string> checkout;  // the dataset checkout, resolved
   std::vector<sdk::VerifyOutcome> out;
   out.reserve(r.items.size());
   for (const auto& item : r.items) {
@@ -373,9 +377,12 @@ std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::V
       Place& p = it->second;
       if (fresh) {
         try {
-          p.target = parse_target(item.locator);
+          p.target = parse_target(item.locator, resolved);
           p.missing = !exists(p.target->path);
-          if (!p.missing) p.repo = verify_repository(*p.target);
+          if (!p.missing) {
+            if (!checkout) checkout = configuration().checkout.empty() ? "" : resolve_path(configuration().checkout);
+            p.repo = verify_repository(*p.target, &*checkout);
+          }
         } catch (...) {
           p.error = std::current_exception();
         }

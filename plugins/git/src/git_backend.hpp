@@ -118,7 +118,8 @@ class GitBackend : public sdk::Backend<GitBackend> {
   // of pins in a handful of repositories). libgit2 re-reads loose refs and a changed
   // packed-refs on every lookup, so a handle kept for the backend's lifetime sees new pins.
   // A handle is used by one thread at a time: the thread that made it.
-  git_repository* verify_repository(const Target& t) const;
+  // `resolved_checkout`: the dataset checkout already resolved (verify_many, once per call).
+  git_repository* verify_repository(const Target& t, const std::string* resolved_checkout = nullptr) const;
   // verify's lookup, once the target is parsed and its repository open; `tags` (optional)
   // answers pin tags it can vouch for without a lookup.
   sdk::VerifyReport verify_in(const Target& t, git_repository* repo, const sdk::VerifyRequest& r,

@@ -141,12 +141,47 @@ TEST_CASE("a path inside the dataset checkout is refused") {
   fs::path inner = dataset / "vendored";
   fs::create_directories(inner);
   git(inner, {"init", "-q", "-b", "main"});
+  write(inner / "f", "f\n");
+  git(inner, {"add", "f"});
+  git(inner, {"commit", "-q", "-m", "f"});
+  fs::path beside = make_repo(tmp, "dataset-code");
+  fs::path link = tmp.dir("links") / "ds";
+  fs::create_directory_symlink(dataset, link);
+  Json s = be->fingerprint(loc(beside));
+  Json inside_state{{"sha", git(inner, {"rev-parse", "HEAD"})}, {"dirty", false}};
+  std::vector<tether::sdk::VerifyRequest> batch{{loc(inner), inside_state, std::nullopt, false},
+                                                {loc(beside), s, std::nullopt, false},
+                                                {loc(link / "vendored"), inside_state, std::nullopt, false},
+                                                {loc(inner), inside_state, std::nullopt, false}};
+  // Before a checkout is configured the inner repository is verified (and its handle kept).
+  for (const auto& o : be->verify_many(batch)) {
+    REQUIRE(o.report);
+    CHECK(o.report->status == tether::sdk::VerifyStatus::Ok);
+  }
+
   be->configure({"", dataset.string(), Json::object(), Json::object()});
   CHECK(contains(error_of([&] { be->validate_locator(loc(inner)); }), "inside this dataset's checkout"));
   CHECK(contains(error_of([&] { be->fingerprint(loc(dataset)); }), "inside this dataset's checkout"));
   // beside the checkout is fine
-  fs::path beside = make_repo(tmp, "dataset-code");
   be->validate_locator(loc(beside));
+  // verify and verify_many (which resolve the checkout once per call) refuse alike, through
+  // a symlink too, kept handle or not; the repository beside it is answered.
+  auto many = be->verify_many(batch);
+  REQUIRE(many.size() == batch.size());
+  for (std::size_t i : {0, 2, 3}) {
+    INFO(i);
+    REQUIRE_FALSE(many[i].report);
+    CHECK(contains(many[i].message, "inside this dataset's checkout"));
+    std::string alone;
+    try {
+      be->verify(batch[i].locator, batch[i].state, std::nullopt);
+    } catch (const tether::BackendError& e) {
+      alone = e.bare_message();
+    }
+    CHECK(many[i].message == alone);
+  }
+  REQUIRE(many[1].report);
+  CHECK(many[1].report->status == tether::sdk::VerifyStatus::Ok);
 }
 
 TEST_CASE("fingerprint: the commit a ref sits at; dirty only for the checked-out branch") {

@@ -327,8 +327,9 @@ tether_status run_verify_many(tether_call* call, const char* request, size_t len
     std::vector<VerifyOutcome> out;
     VerifyManyRequest valid;
     std::vector<size_t> where;  // valid.items[k] is item where[k]
-    if (json_limit_problem(req, kMaxJsonMessageBytes, kMaxJsonWrappedNesting).empty() &&
-        VerifyManyReader(req, kMaxJsonWrappedNesting).read(valid.items)) {
+    // The reader keeps to the nesting limit itself (PlainJsonReader's depth check), so only
+    // the size is checked before it; whatever it refuses, parse_json_bounded checks in full.
+    if (req.size() <= kMaxJsonMessageBytes && VerifyManyReader(req, kMaxJsonWrappedNesting).read(valid.items)) {
       out.resize(valid.items.size());
       where.resize(valid.items.size());
       for (size_t k = 0; k < where.size(); ++k) where[k] = k;
