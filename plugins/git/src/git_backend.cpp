@@ -69,8 +69,6 @@ bool exists(const std::string& path) {
 
 bool has_dot_git(const std::string& path) { return exists(path + "/.git"); }
 
-// Retries a ref write that lost libgit2's lock file to a concurrent writer: the lock is held
-// only for the write itself, after which the next attempt sees the new value.
 // Two JSON values that are the same document: the same types all the way down (so 1 and
 // 1.0 differ, as their dump() does), numbers compared bit for bit. Stricter than dump()
 // equality, never looser: locators that dump alike but differ here are merely parsed twice.
@@ -101,6 +99,8 @@ bool same_json(const Json& a, const Json& b) {
   }
 }
 
+// Retries a ref write that lost libgit2's lock file to a concurrent writer: the lock is held
+// only for the write itself, after which the next attempt sees the new value.
 template <class Fn>
 int with_lock_retry(Fn&& fn) {
   int rc = 0;
@@ -343,7 +343,7 @@ sdk::VerifyReport GitBackend::verify_in(const Target& t, git_repository* repo, c
 // path checks (symlinks resolved with a readlink per component) cost more than the lookup.
 // A repository asked about kTagSnapshotAfter pins or more in the call has its tags read once
 // (tags.hpp) and the rest of its pins answered from that where the snapshot can vouch for
-// the answer; the first few keep the per-pin lookup, cheaper for a handful.
+// the answer; a single pin keeps the per-pin lookup, cheaper than reading the tags.
 std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::VerifyManyRequest& r) {
   constexpr int kTagSnapshotAfter = 2;
   struct Place {
