@@ -163,7 +163,9 @@ TEST_CASE("VerifyManyReader reads what the host writes, as the generic path does
       {R"([])", false},
       {"", false},
   };
-  for (const auto& [text, accepted] : texts) {
+  for (const auto& entry : texts) {
+    const std::string& text = entry.first;  // not a structured binding: INFO captures it
+    const bool accepted = entry.second;
     INFO(text);
     auto d = direct(text);
     CHECK(d.has_value() == accepted);
