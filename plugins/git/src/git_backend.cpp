@@ -397,7 +397,7 @@ std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::V
         Tags& t = tags[p.repo];
         if (++t.pins == kTagSnapshotAfter) {
           try {
-            t.snapshot = TagSnapshot::read(p.repo, packed_refs_);
+            t.snapshot = TagSnapshot::read(p.repo, packed_refs_, r.items.size());
           } catch (const std::exception&) {  // out of memory: the lookups still answer
           }
         }

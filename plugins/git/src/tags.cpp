@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 
 namespace tether::git {
 namespace {
@@ -18,8 +20,13 @@ constexpr std::size_t kMaxName = 512;
 constexpr std::size_t kMaxComponent = 128;
 constexpr std::size_t kMaxCommonDir = 2048;
 constexpr int kMaxDepth = 16;
-constexpr std::size_t kMaxLooseEntries = 100000;
-constexpr off_t kMaxPackedBytes = off_t{256} << 20;
+// What a snapshot may cost, in proportion to the pins of the call it serves (a lookup is a
+// few microseconds; parsing a packed-refs line, a fifth of one): a packed-refs file not parsed
+// yet of up to 1 KiB per pin (at least 1 MiB), a loose tree of up to one entry per pin (at
+// least 256). Bigger ones leave the call to the per-pin lookups, as before.
+constexpr std::size_t kPackedBytesPerPin = 1024;
+constexpr std::size_t kMinPackedBytes = std::size_t{1} << 20;
+constexpr std::size_t kMinLooseEntries = 256;
 
 int nibble(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
 
@@ -158,7 +165,7 @@ bool parse_packed_refs(std::string_view text, std::unordered_map<std::string_vie
   return true;
 }
 
-std::shared_ptr<const PackedRefs> PackedRefsCache::get(const std::string& path) {
+std::shared_ptr<const PackedRefs> PackedRefsCache::get(const std::string& path, std::size_t max_bytes) {
   // Held while a file is read and parsed: verify_many's first calls arrive on every thread
   // at once, and one parse of a file serves them all.
   std::lock_guard lock(mutex_);
@@ -169,7 +176,7 @@ std::shared_ptr<const PackedRefs> PackedRefsCache::get(const std::string& path) 
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return nullptr;
   auto file = std::make_shared<PackedRefs>();
-  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxPackedBytes;
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::uintmax_t>(st.st_size) <= max_bytes;
   if (ok) {
     file->stamp = stamp_of(st);
     file->text.resize(static_cast<std::size_t>(st.st_size));
@@ -190,14 +197,14 @@ std::shared_ptr<const PackedRefs> PackedRefsCache::get(const std::string& path) 
   return file->strict ? file : nullptr;
 }
 
-std::optional<TagSnapshot> TagSnapshot::read(git_repository* repo, PackedRefsCache& cache) {
+std::optional<TagSnapshot> TagSnapshot::read(git_repository* repo, PackedRefsCache& cache, std::size_t pins) {
   if (const char* ns = git_repository_get_namespace(repo); ns && *ns) return std::nullopt;
   const char* dir = git_repository_commondir(repo);
   std::string common = dir ? dir : "";
   if (common.empty() || common.size() > kMaxCommonDir) return std::nullopt;
   if (common.back() != '/') common += '/';
   TagSnapshot s;
-  s.packed_ = cache.get(common + "packed-refs");
+  s.packed_ = cache.get(common + "packed-refs", std::max(kMinPackedBytes, pins * kPackedBytesPerPin));
   if (!s.packed_) return std::nullopt;
   int fd = open((common + std::string(kTagsPrefix)).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
@@ -206,7 +213,7 @@ std::optional<TagSnapshot> TagSnapshot::read(git_repository* repo, PackedRefsCac
     return std::nullopt;
   }
   std::string prefix(kTagsPrefix);
-  std::size_t budget = kMaxLooseEntries;
+  std::size_t budget = std::max(kMinLooseEntries, pins);
   if (!scan_loose(fd, prefix, 0, s.loose_, budget)) return std::nullopt;
   return s;
 }

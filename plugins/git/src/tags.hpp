@@ -55,8 +55,9 @@ bool plain_tag_name(const std::string& name);
 // (device, inode, size, mtime and ctime, to the nanosecond) stays the same.
 class PackedRefsCache {
  public:
-  // The file at `path` as it is now; null when it is absent, unreadable or not strict.
-  std::shared_ptr<const PackedRefs> get(const std::string& path);
+  // The file at `path` as it is now; null when it is absent, unreadable or not strict, or
+  // not parsed yet and bigger than `max_bytes`.
+  std::shared_ptr<const PackedRefs> get(const std::string& path, std::size_t max_bytes);
 
  private:
   std::mutex mutex_;
@@ -65,10 +66,12 @@ class PackedRefsCache {
 
 class TagSnapshot {
  public:
-  // The repository's tags as they are now; nullopt when no name can be answered from a
-  // snapshot (a ref namespace, a refs/tags tree that cannot be read as a stat would walk
-  // it, a packed-refs file that is absent or not strict).
-  static std::optional<TagSnapshot> read(git_repository* repo, PackedRefsCache& cache);
+  // The repository's tags as they are now, for a call of about `pins` pins; nullopt when
+  // no name can be answered from a snapshot (a ref namespace, a refs/tags tree that cannot be
+  // read as a stat would walk it, a packed-refs file that is absent or not strict) or reading
+  // one would cost more than the call's lookups (a big packed-refs not parsed yet, many loose
+  // refs).
+  static std::optional<TagSnapshot> read(git_repository* repo, PackedRefsCache& cache, std::size_t pins);
 
   // The id the ref `name` points at when a lookup would find exactly this packed ref;
   // nullptr: ask libgit2.
