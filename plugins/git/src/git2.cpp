@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 namespace tether::git {
@@ -51,22 +52,26 @@ std::optional<git_oid> reference_commit(git_repository* repo, const std::string&
 // verify's common case (a lightweight pin tag at the recorded commit) without inflating the
 // commit: git_reference_peel reads and parses the whole object, while the header (in a pack,
 // a few bytes at the entry's offset) tells that it exists and is a commit.
+bool is_expected_commit(git_repository* repo, const git_oid& id, const std::string& expected) {
+  if (expected.empty() || expected.size() > GIT_OID_HEXSZ) return false;
+  char hex[GIT_OID_HEXSZ];
+  git_oid_fmt(hex, &id);  // lower-case, as oid_hex
+  if (std::memcmp(hex, expected.data(), expected.size()) != 0) return false;
+  git_odb* raw_odb = nullptr;
+  if (git_repository_odb(&raw_odb, repo) != 0) return false;
+  size_t len = 0;
+  git_object_t type = GIT_OBJECT_INVALID;
+  int rc = git_odb_read_header(&len, &type, raw_odb, &id);
+  git_odb_free(raw_odb);
+  return rc == 0 && type == GIT_OBJECT_COMMIT;
+}
+
 std::optional<git_oid> reference_commit_expecting(git_repository* repo, const std::string& name,
                                                   const std::string& expected) {
   Reference ref = find_reference(repo, name);
   if (!ref) return std::nullopt;
   if (git_reference_type(ref.get()) == GIT_REFERENCE_DIRECT) {
-    if (const git_oid* id = git_reference_target(ref.get());
-        id && !expected.empty() && expected.size() <= GIT_OID_HEXSZ && oid_hex(*id).compare(0, expected.size(), expected) == 0) {
-      git_odb* raw_odb = nullptr;
-      if (git_repository_odb(&raw_odb, repo) == 0) {
-        size_t len = 0;
-        git_object_t type = GIT_OBJECT_INVALID;
-        int rc = git_odb_read_header(&len, &type, raw_odb, id);
-        git_odb_free(raw_odb);
-        if (rc == 0 && type == GIT_OBJECT_COMMIT) return *id;
-      }
-    }
+    if (const git_oid* id = git_reference_target(ref.get()); id && is_expected_commit(repo, *id, expected)) return *id;
   }
   return peel_to_commit(ref, name);
 }

@@ -33,6 +33,10 @@ std::optional<git_oid> reference_commit(git_repository* repo, const std::string&
 // full peel, so its answers and errors stay what they were.
 std::optional<git_oid> reference_commit_expecting(git_repository* repo, const std::string& name,
                                                   const std::string& expected);
+// reference_commit_expecting's shortcut for a reference straight at `id`: whether `id` starts
+// with `expected` (lower-case hex, 1 to 40 digits) and the object's header says it exists
+// and is a commit. False: take the full peel.
+bool is_expected_commit(git_repository* repo, const git_oid& id, const std::string& expected);
 // git_revparse_single + peel to a commit; nullopt when the spec names nothing.
 std::optional<git_oid> revparse_commit(git_repository* repo, const std::string& spec);
 // A full or abbreviated (>= 4 hex) commit id looked up in the object database; nullopt when

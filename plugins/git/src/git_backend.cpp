@@ -69,6 +69,36 @@ bool exists(const std::string& path) {
 
 bool has_dot_git(const std::string& path) { return exists(path + "/.git"); }
 
+// Two JSON values that are the same document: the same types all the way down (so 1 and
+// 1.0 differ, as their dump() does), numbers compared bit for bit. Stricter than dump()
+// equality, never looser: locators that dump alike but differ here are merely parsed twice.
+bool same_json(const Json& a, const Json& b) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case Json::value_t::object: {
+      const auto& x = a.get_ref<const Json::object_t&>();
+      const auto& y = b.get_ref<const Json::object_t&>();
+      if (x.size() != y.size()) return false;
+      for (auto i = x.begin(), k = y.begin(); i != x.end(); ++i, ++k)
+        if (i->first != k->first || !same_json(i->second, k->second)) return false;
+      return true;
+    }
+    case Json::value_t::array: {
+      const auto& x = a.get_ref<const Json::array_t&>();
+      const auto& y = b.get_ref<const Json::array_t&>();
+      if (x.size() != y.size()) return false;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (!same_json(x[i], y[i])) return false;
+      return true;
+    }
+    case Json::value_t::number_float: {
+      double x = a.get<double>(), y = b.get<double>();
+      return std::memcmp(&x, &y, sizeof x) == 0;
+    }
+    default: return a == b;  // strings, booleans, integers of the same type, null, binary, discarded
+  }
+}
+
 // Retries a ref write that lost libgit2's lock file to a concurrent writer: the lock is held
 // only for the write itself, after which the next attempt sees the new value.
 template <class Fn>
@@ -150,8 +180,9 @@ GitBackend::Opened GitBackend::open_target(const sdk::Locator& locator) const {
   return Opened{std::move(t), std::move(*repo)};
 }
 
-git_repository* GitBackend::verify_repository(const Target& t) const {
-  refuse_inside_checkout(t, configuration().checkout);
+git_repository* GitBackend::verify_repository(const Target& t, const std::string* resolved_checkout) const {
+  if (resolved_checkout) refuse_inside_root(t, *resolved_checkout);
+  else refuse_inside_checkout(t, configuration().checkout);
   auto key = std::make_pair(std::this_thread::get_id(), t.path);
   {
     std::lock_guard lock(verify_mutex_);
@@ -281,16 +312,21 @@ sdk::VerifyReport GitBackend::verify(sdk::Call&, const sdk::VerifyRequest& r) {
   std::string sha = state_sha(r.state);
   Target t = parse_target(r.locator);
   if (!exists(t.path)) return {sdk::VerifyStatus::Missing, "repository " + t.path + " not found"};
-  return verify_in(t, verify_repository(t), r, sha);
+  return verify_in(t, verify_repository(t), r, sha, nullptr);
 }
 
 sdk::VerifyReport GitBackend::verify_in(const Target& t, git_repository* repo, const sdk::VerifyRequest& r,
-                                        const std::string& sha) const {
+                                        const std::string& sha, const TagSnapshot* tags) const {
   std::optional<git_oid> found;
   std::string target;
   if (r.pin) {
     target = r.pin->ref;
-    found = guarded([&] { return reference_commit_expecting(repo, tag_ref(r.pin->ref), sha); });
+    found = guarded([&]() -> std::optional<git_oid> {
+      std::string name = tag_ref(r.pin->ref);
+      if (tags)
+        if (const git_oid* id = tags->packed_target(name); id && is_expected_commit(repo, *id, sha)) return *id;
+      return reference_commit_expecting(repo, name, sha);
+    });
   } else {
     target = sha;
     found = guarded([&] { return lookup_commit_prefix(repo, sha); });
@@ -305,26 +341,48 @@ sdk::VerifyReport GitBackend::verify_in(const Target& t, git_repository* repo, c
 // verify's steps item by item, in its order (the state's sha, the locator, the repository),
 // but each distinct locator is parsed, resolved, checked and opened once per call: those
 // path checks (symlinks resolved with a readlink per component) cost more than the lookup.
+// A repository asked about kTagSnapshotAfter pins or more in the call has its tags read once
+// (tags.hpp) and the rest of its pins answered from that where the snapshot can vouch for
+// the answer; a single pin keeps the per-pin lookup, cheaper than reading the tags.
 std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::VerifyManyRequest& r) {
+  constexpr int kTagSnapshotAfter = 2;
   struct Place {
     std::optional<Target> target;
     git_repository* repo = nullptr;
     bool missing = false;
     std::exception_ptr error;  // what parsing or opening it threw
   };
-  std::unordered_map<std::string, Place> places;
+  struct Tags {
+    int pins = 0;
+    std::optional<TagSnapshot> snapshot;
+  };
+  // Keyed by the items' own locators (no dump per item): equal only when same_json says so.
+  struct LocatorHash {
+    std::size_t operator()(const Json* j) const { return std::hash<Json>{}(*j); }
+  };
+  struct LocatorEqual {
+    bool operator()(const Json* a, const Json* b) const { return same_json(*a, *b); }
+  };
+  std::unordered_map<const Json*, Place, LocatorHash, LocatorEqual> places;
+  std::unordered_map<git_repository*, Tags> tags;
+  // Paths resolved once per call, not once per locator: many locators name one repository.
+  std::unordered_map<std::string, std::string> resolved;
+  std::optional<std::string> checkout;  // the dataset checkout, resolved
   std::vector<sdk::VerifyOutcome> out;
   out.reserve(r.items.size());
   for (const auto& item : r.items) {
     try {
       std::string sha = state_sha(item.state);
-      auto [it, fresh] = places.try_emplace(item.locator.dump());
+      auto [it, fresh] = places.try_emplace(&item.locator);
       Place& p = it->second;
       if (fresh) {
         try {
-          p.target = parse_target(item.locator);
+          p.target = parse_target(item.locator, resolved);
           p.missing = !exists(p.target->path);
-          if (!p.missing) p.repo = verify_repository(*p.target);
+          if (!p.missing) {
+            if (!checkout) checkout = configuration().checkout.empty() ? "" : resolve_path(configuration().checkout);
+            p.repo = verify_repository(*p.target, &*checkout);
+          }
         } catch (...) {
           p.error = std::current_exception();
         }
@@ -334,7 +392,18 @@ std::vector<sdk::VerifyOutcome> GitBackend::verify_many(sdk::Call&, const sdk::V
         out.push_back(sdk::VerifyOutcome::of({sdk::VerifyStatus::Missing, "repository " + p.target->path + " not found"}));
         continue;
       }
-      out.push_back(sdk::VerifyOutcome::of(verify_in(*p.target, p.repo, item, sha)));
+      const TagSnapshot* snapshot = nullptr;
+      if (item.pin) {
+        Tags& t = tags[p.repo];
+        if (++t.pins == kTagSnapshotAfter) {
+          try {
+            t.snapshot = TagSnapshot::read(p.repo, packed_refs_, r.items.size());
+          } catch (const std::exception&) {  // out of memory: the lookups still answer
+          }
+        }
+        if (t.snapshot) snapshot = &*t.snapshot;
+      }
+      out.push_back(sdk::VerifyOutcome::of(verify_in(*p.target, p.repo, item, sha, snapshot)));
     } catch (...) {
       out.push_back(sdk::failed_outcome(std::current_exception()));
     }

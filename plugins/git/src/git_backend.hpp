@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "git2.hpp"
+#include "tags.hpp"
 #include "target.hpp"
 #include "tether/sdk/backend.hpp"
 
@@ -117,14 +118,17 @@ class GitBackend : public sdk::Backend<GitBackend> {
   // of pins in a handful of repositories). libgit2 re-reads loose refs and a changed
   // packed-refs on every lookup, so a handle kept for the backend's lifetime sees new pins.
   // A handle is used by one thread at a time: the thread that made it.
-  git_repository* verify_repository(const Target& t) const;
-  // verify's lookup, once the target is parsed and its repository open.
+  // `resolved_checkout`: the dataset checkout already resolved (verify_many, once per call).
+  git_repository* verify_repository(const Target& t, const std::string* resolved_checkout = nullptr) const;
+  // verify's lookup, once the target is parsed and its repository open; `tags` (optional)
+  // answers pin tags it can vouch for without a lookup.
   sdk::VerifyReport verify_in(const Target& t, git_repository* repo, const sdk::VerifyRequest& r,
-                              const std::string& sha) const;
+                              const std::string& sha, const TagSnapshot* tags) const;
 
   Library library_;  // first: libgit2 stays initialised until the cached handles are freed
   mutable std::mutex verify_mutex_;
   mutable std::map<std::pair<std::thread::id, std::string>, Repository> verify_cache_;
+  mutable PackedRefsCache packed_refs_;  // verify_many's packed-refs files, parsed once
 };
 
 }  // namespace tether::git

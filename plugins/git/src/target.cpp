@@ -57,7 +57,9 @@ std::string resolve_path(const std::string& path) {
   return s;
 }
 
-Target parse_target(const sdk::Locator& locator) {
+namespace {
+template <class Resolve>
+Target parse_target_with(const sdk::Locator& locator, Resolve&& resolve) {
   auto raw = raw_path(locator);
   if (!raw || raw->find("://") != std::string::npos)
     throw sdk::BackendError("git backend needs a local 'path' to a repository (url-only clones are not supported yet)");
@@ -67,7 +69,7 @@ Target parse_target(const sdk::Locator& locator) {
                             "' is not absolute; `tether add` stores absolute paths, so this manifest was written by "
                             "hand: write the absolute path");
   Target t;
-  t.path = resolve_path(*raw);
+  t.path = resolve(*raw);
   t.ref = field(locator, "ref");
   if (!t.ref) t.ref = field(locator, "branch");
   if (t.ref && t.ref->empty()) t.ref.reset();
@@ -82,10 +84,26 @@ Target parse_target(const sdk::Locator& locator) {
   t.allow_dirty = it != locator.end() && truthy(*it);
   return t;
 }
+}  // namespace
+
+Target parse_target(const sdk::Locator& locator) { return parse_target_with(locator, resolve_path); }
+
+Target parse_target(const sdk::Locator& locator, std::unordered_map<std::string, std::string>& resolved) {
+  return parse_target_with(locator, [&](const std::string& raw) -> std::string {
+    auto it = resolved.find(raw);
+    if (it == resolved.end()) it = resolved.emplace(raw, resolve_path(raw)).first;
+    return it->second;
+  });
+}
 
 void refuse_inside_checkout(const Target& t, const std::string& checkout) {
   if (checkout.empty()) return;
-  fs::path root = resolve_path(checkout);
+  refuse_inside_root(t, resolve_path(checkout));
+}
+
+void refuse_inside_root(const Target& t, const std::string& resolved_root) {
+  if (resolved_root.empty()) return;
+  fs::path root = resolved_root;
   fs::path p = t.path;
   auto r = root.begin();
   auto q = p.begin();

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "tether/sdk/types.hpp"
 
@@ -26,11 +27,16 @@ struct Target {
 // Throws sdk::BackendError for a missing or URL path, a relative path (add stores absolute
 // ones, so the manifest was written by hand) and a path/ref/at/remote that starts with '-'.
 Target parse_target(const sdk::Locator& locator);
+// The same, with resolve_path's answers remembered in `resolved` (raw path -> resolved) for
+// a caller that parses many locators naming few paths at one moment (verify_many).
+Target parse_target(const sdk::Locator& locator, std::unordered_map<std::string, std::string>& resolved);
 
 // Throws sdk::BackendError when `path` lies inside the dataset checkout `checkout` (empty:
 // no checkout configured): its files came with the clone, and opening a repository reads its
 // configuration.
 void refuse_inside_checkout(const Target& t, const std::string& checkout);
+// The same with the checkout already resolved (resolve_path; empty: none configured).
+void refuse_inside_root(const Target& t, const std::string& root);
 
 // The identity path: resolved like parse_target's, without its refusals.
 std::string identity_path(const sdk::Locator& locator);

@@ -141,12 +141,47 @@ TEST_CASE("a path inside the dataset checkout is refused") {
   fs::path inner = dataset / "vendored";
   fs::create_directories(inner);
   git(inner, {"init", "-q", "-b", "main"});
+  write(inner / "f", "f\n");
+  git(inner, {"add", "f"});
+  git(inner, {"commit", "-q", "-m", "f"});
+  fs::path beside = make_repo(tmp, "dataset-code");
+  fs::path link = tmp.dir("links") / "ds";
+  fs::create_directory_symlink(dataset, link);
+  Json s = be->fingerprint(loc(beside));
+  Json inside_state{{"sha", git(inner, {"rev-parse", "HEAD"})}, {"dirty", false}};
+  std::vector<tether::sdk::VerifyRequest> batch{{loc(inner), inside_state, std::nullopt, false},
+                                                {loc(beside), s, std::nullopt, false},
+                                                {loc(link / "vendored"), inside_state, std::nullopt, false},
+                                                {loc(inner), inside_state, std::nullopt, false}};
+  // Before a checkout is configured the inner repository is verified (and its handle kept).
+  for (const auto& o : be->verify_many(batch)) {
+    REQUIRE(o.report);
+    CHECK(o.report->status == tether::sdk::VerifyStatus::Ok);
+  }
+
   be->configure({"", dataset.string(), Json::object(), Json::object()});
   CHECK(contains(error_of([&] { be->validate_locator(loc(inner)); }), "inside this dataset's checkout"));
   CHECK(contains(error_of([&] { be->fingerprint(loc(dataset)); }), "inside this dataset's checkout"));
   // beside the checkout is fine
-  fs::path beside = make_repo(tmp, "dataset-code");
   be->validate_locator(loc(beside));
+  // verify and verify_many (which resolve the checkout once per call) refuse alike, through
+  // a symlink too, kept handle or not; the repository beside it is answered.
+  auto many = be->verify_many(batch);
+  REQUIRE(many.size() == batch.size());
+  for (std::size_t i : {0, 2, 3}) {
+    INFO(i);
+    REQUIRE_FALSE(many[i].report);
+    CHECK(contains(many[i].message, "inside this dataset's checkout"));
+    std::string alone;
+    try {
+      be->verify(batch[i].locator, batch[i].state, std::nullopt);
+    } catch (const tether::BackendError& e) {
+      alone = e.bare_message();
+    }
+    CHECK(many[i].message == alone);
+  }
+  REQUIRE(many[1].report);
+  CHECK(many[1].report->status == tether::sdk::VerifyStatus::Ok);
 }
 
 TEST_CASE("fingerprint: the commit a ref sits at; dirty only for the checked-out branch") {
@@ -306,6 +341,163 @@ TEST_CASE("verify: lightweight, annotated, moved, non-commit and dangling pin ta
       CHECK(many[i].message == message);
     }
   }
+}
+
+namespace {
+
+// What verify alone answers for one item: "<status>: <message>", or "failed: <message>".
+std::string verify_alone(Backend& be, const tether::sdk::VerifyRequest& r) {
+  try {
+    auto rep = be->verify(r.locator, r.state, r.pin, r.deep);
+    return std::string(tether::sdk::verify_status_name(rep.status)) + ": " + rep.message;
+  } catch (const tether::BackendError& e) {
+    return "failed: " + e.bare_message();
+  }
+}
+std::string answer_of(const tether::sdk::VerifyOutcome& o) {
+  if (o.report) return std::string(tether::sdk::verify_status_name(o.report->status)) + ": " + o.report->message;
+  return "failed: " + o.message;
+}
+
+}  // namespace
+
+// verify_many reads a repository's tags once when a call asks about several of its pins, and
+// answers from that only where a lookup would find the same packed ref: a loose ref over a
+// packed one, a symbolic ref, an annotated tag, a corrupt loose file, a missing tag and
+// hostile names must all answer as verify does alone, in a batch long enough to use it.
+TEST_CASE("verify_many with packed tags: every shape answers as verify alone does") {
+  using tether::sdk::VerifyStatus;
+  Backend be;
+  TempDir tmp("tether-git");
+  fs::path repo = make_repo(tmp, "code");
+  Json s = be->fingerprint(loc(repo));
+  std::string sha = s["sha"];
+  std::string other = commit_file(repo, "b.txt", "b\n");
+  Json s_other{{"sha", other}, {"dirty", false}};
+  auto pin_named = [](const std::string& name) { return tether::sdk::Pin{name, "tether." + name, true}; };
+
+  // Tags made, then packed (as `git gc` leaves them), then some written over loose.
+  std::vector<tether::sdk::Pin> plain;
+  for (int i = 0; i < 8; ++i) {
+    plain.push_back(pin_named("c0fe5a1e.plain" + std::to_string(i)));
+    git(repo, {"tag", plain.back().ref, sha});
+  }
+  auto annotated = pin_named("c0fe5a1e.annotated");
+  git(repo, {"tag", "-a", "-m", "annotated", annotated.ref, sha});
+  auto loose_here = pin_named("c0fe5a1e.loose-here");  // packed elsewhere, loose at the commit
+  git(repo, {"tag", loose_here.ref, other});
+  auto loose_elsewhere = pin_named("c0fe5a1e.loose-elsewhere");  // packed at the commit, loose elsewhere
+  git(repo, {"tag", loose_elsewhere.ref, sha});
+  auto corrupt = pin_named("c0fe5a1e.corrupt");  // packed at the commit, a broken loose file over it
+  git(repo, {"tag", corrupt.ref, sha});
+  auto upper = pin_named("c0fe5a1e.Upper");
+  git(repo, {"tag", upper.ref, sha});
+  git(repo, {"pack-refs", "--all", "--prune"});
+  REQUIRE(fs::exists(repo / ".git" / "packed-refs"));
+  REQUIRE_FALSE(fs::exists(repo / ".git" / "refs" / "tags" / plain[0].ref));
+  git(repo, {"update-ref", "refs/tags/" + loose_here.ref, sha});
+  git(repo, {"update-ref", "refs/tags/" + loose_elsewhere.ref, other});
+  REQUIRE(fs::exists(repo / ".git" / "refs" / "tags" / loose_here.ref));
+  write(repo / ".git" / "refs" / "tags" / corrupt.ref, "not a ref\n");
+  auto symbolic = pin_named("c0fe5a1e.symbolic");  // loose, naming a packed tag
+  git(repo, {"symbolic-ref", "refs/tags/" + symbolic.ref, "refs/tags/" + plain[1].ref});
+  auto fresh = pin_named("c0fe5a1e.fresh");  // loose only
+  git(repo, {"tag", fresh.ref, sha});
+
+  struct Case {
+    const char* what;
+    Json state;
+    tether::sdk::Pin pin;
+    std::string expected;  // "" when only agreement with verify is checked
+  };
+  std::string not_found = " not found in " + repo.string();
+  std::vector<Case> cases = {
+      {"packed, at the commit", s, plain[0], "ok: "},
+      {"packed, at the commit, abbreviated", Json{{"sha", sha.substr(0, 7)}, {"dirty", false}}, plain[2], "ok: "},
+      {"packed, another commit expected", s_other, plain[3],
+       "drifted: " + plain[3].ref + " -> " + sha.substr(0, 12) + ", expected " + other.substr(0, 12)},
+      {"packed annotated tag", s, annotated, "ok: "},
+      {"loose at the commit over packed elsewhere", s, loose_here, "ok: "},
+      {"loose elsewhere over packed at the commit", s, loose_elsewhere,
+       "drifted: " + loose_elsewhere.ref + " -> " + other.substr(0, 12) + ", expected " + sha.substr(0, 12)},
+      {"a corrupt loose file over a packed tag", s, corrupt, ""},
+      {"a symbolic ref to a packed tag", s, symbolic, ""},
+      {"loose only", s, fresh, "ok: "},
+      {"no such tag", s, pin_named("c0fe5a1e.absent"), "missing: tether.c0fe5a1e.absent" + not_found},
+      {"another case of a packed name", s, pin_named("c0fe5a1e.upper"), "missing: tether.c0fe5a1e.upper" + not_found},
+      {"the packed name in its own case", s, upper, "ok: "},
+      {"a full ref name", s, tether::sdk::Pin{"x", "refs/tags/" + plain[4].ref, true}, "ok: "},
+      {"a branch", s_other, tether::sdk::Pin{"x", "refs/heads/main", true}, "ok: "},
+      {"not normalised", s, tether::sdk::Pin{"x", "refs/tags//" + plain[5].ref, true}, ""},
+      {"a trailing slash", s, tether::sdk::Pin{"x", "refs/tags/" + plain[5].ref + "/", true}, ""},
+      {"under a packed tag", s, tether::sdk::Pin{"x", plain[5].ref + "/x", true}, ""},
+      {"dot-dot", s, pin_named("../../../../etc/passwd"), ""},
+      {"two dots", s, pin_named("a..b"), ""},
+      {"a space", s, pin_named("a b"), ""},
+      {"a newline", s, pin_named("a\nb"), ""},
+      {"not ASCII", s, pin_named("caf\xc3\xa9"), ""},
+      {"very long", s, pin_named(std::string(4096, 'f')), ""},
+      {"a long component", s, pin_named(std::string(300, 'f')), ""},
+      {".lock", s, pin_named("c0fe5a1e.plain6.lock"), ""},
+      {"empty", s, tether::sdk::Pin{"", "", true}, ""},
+  };
+  // Twice over, and after a run of plain pins: every shape is asked once the tags were read.
+  std::vector<tether::sdk::VerifyRequest> batch;
+  std::vector<std::string> expected;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 6; ++i) {
+      batch.push_back({loc(repo), s, plain[static_cast<std::size_t>(i)], false});
+      expected.push_back("ok: ");
+    }
+    for (const auto& c : cases) {
+      batch.push_back({loc(repo), c.state, c.pin, false});
+      expected.push_back(c.expected);
+    }
+  }
+  auto many = be->verify_many(batch);
+  REQUIRE(many.size() == batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    INFO(i, ": ", Json(batch[i]).dump());
+    std::string alone = verify_alone(be, batch[i]);
+    CHECK(answer_of(many[i]) == alone);
+    if (!expected[i].empty()) CHECK(alone == expected[i]);
+  }
+  CHECK(verify_alone(be, batch[6 + 6]).rfind("failed: ", 0) == 0);  // the corrupt loose file fails, as libgit2 says
+
+  // A packed-refs file libgit2 reads by binary search ("sorted") that is not sorted: the tags
+  // cannot be read from it, and every answer is still the lookup's.
+  fs::path file = repo / ".git" / "packed-refs";
+  std::string text;
+  {
+    std::ifstream in(file, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // The records (each with its "^" line) in reverse order, under the same "sorted" header.
+  std::vector<std::string> records;
+  std::string header;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at) + 1;
+    std::string line = text.substr(at, end - at);
+    if (line[0] == '#') header += line;
+    else if (line[0] == '^') records.back() += line;
+    else records.push_back(line);
+    at = end;
+  }
+  REQUIRE(header.find(" sorted ") != std::string::npos);
+  std::string swapped = header;
+  for (auto r = records.rbegin(); r != records.rend(); ++r) swapped += *r;
+  REQUIRE(swapped.size() == text.size());
+  write(file, swapped);
+  auto unsorted = be->verify_many(batch);
+  REQUIRE(unsorted.size() == batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    INFO(i, ": ", Json(batch[i]).dump());
+    CHECK(answer_of(unsorted[i]) == verify_alone(be, batch[i]));
+  }
+  // libgit2's binary search no longer finds some of the packed tags that are there.
+  int lost = 0;
+  for (std::size_t i = 0; i < 6; ++i) lost += answer_of(unsorted[i]) == "missing: " + plain[i].ref + not_found;
+  CHECK(lost > 0);
 }
 
 TEST_CASE("pins are pushed to the remote through the git command; a failed push leaves no local tag") {

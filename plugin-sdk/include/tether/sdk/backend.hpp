@@ -158,6 +158,164 @@ inline VerifyOutcome failed_outcome(std::exception_ptr e) {
 
 namespace detail {
 
+// from_json(VerifyRequest) (types.hpp) on an item of a parsed request the caller owns: the
+// same checks in the same order, throwing the same exceptions, but the locator, the state and
+// the pin's strings are moved out of `j` instead of copied (a batch holds thousands).
+inline Json take_object(Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return Json::object();
+  if (!it->is_object()) throw Json::type_error::create(302, std::string("'") + key + "' must be an object", nullptr);
+  return std::move(*it);
+}
+inline std::string take_string(Json& j) {
+  if (!j.is_string()) return j.get<std::string>();  // throws get's own type_error
+  return std::move(j.get_ref<std::string&>());
+}
+inline void take_verify_request(Json& j, VerifyRequest& r) {
+  r.locator = take_object(j, "locator");
+  r.state = take_object(j, "state");
+  if (auto p = j.find("pin"); p != j.end() && !p->is_null()) {
+    Pin pin;
+    pin.id = take_string(p->at("id"));
+    auto ref = p->find("ref");  // as get_string(j, "ref", "tether." + id)
+    pin.ref = ref == p->end() || ref->is_null() ? "tether." + pin.id : take_string(*ref);
+    pin.created = p->value("created", true);
+    r.pin = std::move(pin);
+  } else {
+    r.pin.reset();
+  }
+  r.deep = j.value("deep", false);
+}
+
+// A verify_many request of the shape the host writes (write_verify_request): {"items":[...]},
+// each item an object of "deep" (a boolean), "locator" and "state" (objects or null) and "pin"
+// (null, or an object of "created" (a boolean), "id" (a string) and "ref" (a string or null)),
+// read straight into VerifyRequests: no document per item, nothing copied or moved out of one.
+// It builds exactly what from_json(VerifyRequest) builds from the parsed request, and gives up
+// on anything else: another key, a key twice, a value of another type, whatever
+// PlainJsonReader gives up on. Then the slot parses the request as before and answers it as
+// before (a malformed item's message included).
+class VerifyManyReader : PlainJsonReader {
+ public:
+  VerifyManyReader(std::string_view text, std::size_t max_depth) : PlainJsonReader(text, max_depth) {}
+  bool read(std::vector<VerifyRequest>& out) {
+    if (max_depth_ < 4) return false;  // the request, its items, an item, a pin
+    space();
+    if (!open('{') || !key("items") || !open('[')) return false;
+    if (at(']')) {
+      ++p_;
+    } else {
+      for (;;) {
+        if (!item(out.emplace_back())) return false;
+        if (!next(']')) return false;
+        if (at(']')) break;
+      }
+      ++p_;
+    }
+    space();
+    if (!at('}')) return false;
+    ++p_;
+    space();
+    return p_ == end_;
+  }
+
+ private:
+  bool open(char c) {  // at c: past it and the space after
+    if (!at(c)) return false;
+    ++p_;
+    space();
+    return true;
+  }
+  bool key(std::string_view want) {  // `"want" :`
+    std::string k;
+    if (!at('"') || !string(k) || k != want) return false;
+    space();
+    return open(':');
+  }
+  bool any_key(std::string& k) {
+    if (!at('"') || !string(k)) return false;
+    space();
+    return open(':');
+  }
+  // After a member or element: past a ',' (true, not at `close`), or at `close` (true).
+  bool next(char close) {
+    space();
+    if (at(',')) {
+      ++p_;
+      space();
+      return !at(close);
+    }
+    return at(close);
+  }
+  bool boolean(bool& b) {
+    if (word("true")) b = true;
+    else if (word("false")) b = false;
+    else return false;
+    return true;
+  }
+  // `out` is the item's own, still empty, object (no key is read twice): get_object makes
+  // null {}, and an object's members are read into it in place, as PlainJsonReader reads
+  // an object's (at depth 4: the request, its items, the item, this object).
+  bool object_or_null(Json& out) {
+    if (!out.is_object() || !out.empty()) return false;
+    if (word("null")) return true;
+    if (!open('{')) return false;
+    auto& object = out.get_ref<Json::object_t&>();
+    std::string k;
+    while (!at('}')) {
+      if (!any_key(k) || !value(object[k], 4) || !next('}')) return false;
+    }
+    ++p_;
+    return true;
+  }
+  bool item(VerifyRequest& r) {
+    if (!open('{')) return false;
+    bool seen[4] = {};
+    std::string k;
+    while (!at('}')) {
+      if (!any_key(k)) return false;
+      int which = k == "deep" ? 0 : k == "locator" ? 1 : k == "pin" ? 2 : k == "state" ? 3 : -1;
+      if (which < 0 || seen[which]) return false;
+      seen[which] = true;
+      bool ok;
+      if (which == 0) ok = boolean(r.deep);
+      else if (which == 1) ok = object_or_null(r.locator);
+      else if (which == 3) ok = object_or_null(r.state);
+      else if (word("null")) {
+        r.pin.reset();
+        ok = true;
+      } else {
+        ok = pin(r.pin.emplace());
+      }
+      if (!ok) return false;
+      if (!next('}')) return false;
+    }
+    ++p_;
+    return true;
+  }
+  bool pin(Pin& p) {
+    if (!open('{')) return false;
+    bool seen[3] = {};
+    bool has_ref = false;
+    std::string k;
+    while (!at('}')) {
+      if (!any_key(k)) return false;
+      int which = k == "created" ? 0 : k == "id" ? 1 : k == "ref" ? 2 : -1;
+      if (which < 0 || seen[which]) return false;
+      seen[which] = true;
+      bool ok = which == 0   ? boolean(p.created)
+                : which == 1 ? at('"') && string(p.id)
+                : word("null") || (at('"') && string(p.ref) && (has_ref = true));
+      if (!ok) return false;
+      if (!next('}')) return false;
+    }
+    ++p_;
+    if (!seen[1]) return false;  // from_json's at("id") throws: the slot's own path says so
+    if (!has_ref) p.ref = "tether." + p.id;
+    return true;
+  }
+};
+
 // The verify_many slot: each item is parsed on its own (a malformed one is answered
 // INVALID_ARGUMENT, as verify would have been, and never reaches the plugin); the rest go to
 // `batch` (the plugin's verify_many) or, without one, to `one` (verify) item by item, each
@@ -165,32 +323,46 @@ namespace detail {
 template <class Batch, class One>
 tether_status run_verify_many(tether_call* call, const char* request, size_t len, Batch&& batch, One&& one) noexcept {
   try {
-    std::string why;
-    auto parsed = parse_json_bounded(std::string_view(request ? request : "", request ? len : 0), kMaxJsonMessageBytes,
-                                     &why, kMaxJsonWrappedNesting);
-    if (!parsed) return fail(call, TETHER_E_INVALID_ARGUMENT, "invalid request: " + why, nullptr);
-    if (!parsed->is_object()) return fail(call, TETHER_E_INVALID_ARGUMENT, "request is not a JSON object", nullptr);
-    auto items = parsed->find("items");
-    if (items == parsed->end() || !items->is_array())
-      return fail(call, TETHER_E_INVALID_ARGUMENT, "invalid request: 'items' must be a list", nullptr);
-    std::vector<VerifyOutcome> out(items->size());
+    const std::string_view req(request ? request : "", request ? len : 0);
+    std::vector<VerifyOutcome> out;
     VerifyManyRequest valid;
     std::vector<size_t> where;  // valid.items[k] is item where[k]
-    for (size_t i = 0; i < items->size(); ++i) {
-      try {
-        const Json& item = (*items)[i];
-        if (!item.is_object()) throw std::invalid_argument("request is not a JSON object");
-        valid.items.push_back(item.get<VerifyRequest>());
-        where.push_back(i);
-      } catch (const std::bad_alloc&) {
-        throw;
-      } catch (const std::invalid_argument& e) {
-        out[i] = VerifyOutcome::failed(TETHER_E_INVALID_ARGUMENT, e.what());
-      } catch (const std::exception& e) {
-        out[i] = VerifyOutcome::failed(TETHER_E_INVALID_ARGUMENT, one_line((std::string("invalid request: ") + e.what()).c_str()));
+    // The reader keeps to the nesting limit itself (PlainJsonReader's depth check), so only
+    // the size is checked before it; whatever it refuses, parse_json_bounded checks in full.
+    if (req.size() <= kMaxJsonMessageBytes && VerifyManyReader(req, kMaxJsonWrappedNesting).read(valid.items)) {
+      out.resize(valid.items.size());
+      where.resize(valid.items.size());
+      for (size_t k = 0; k < where.size(); ++k) where[k] = k;
+    } else {
+      valid.items.clear();
+      std::string why;
+      auto parsed = parse_json_bounded(req, kMaxJsonMessageBytes, &why, kMaxJsonWrappedNesting);
+      if (!parsed) return fail(call, TETHER_E_INVALID_ARGUMENT, "invalid request: " + why, nullptr);
+      if (!parsed->is_object()) return fail(call, TETHER_E_INVALID_ARGUMENT, "request is not a JSON object", nullptr);
+      auto items = parsed->find("items");
+      if (items == parsed->end() || !items->is_array())
+        return fail(call, TETHER_E_INVALID_ARGUMENT, "invalid request: 'items' must be a list", nullptr);
+      out.resize(items->size());
+      valid.items.reserve(items->size());
+      where.reserve(items->size());
+      for (size_t i = 0; i < items->size(); ++i) {
+        try {
+          Json& item = (*items)[i];
+          if (!item.is_object()) throw std::invalid_argument("request is not a JSON object");
+          VerifyRequest r;
+          take_verify_request(item, r);
+          valid.items.push_back(std::move(r));
+          where.push_back(i);
+        } catch (const std::bad_alloc&) {
+          throw;
+        } catch (const std::invalid_argument& e) {
+          out[i] = VerifyOutcome::failed(TETHER_E_INVALID_ARGUMENT, e.what());
+        } catch (const std::exception& e) {
+          out[i] = VerifyOutcome::failed(TETHER_E_INVALID_ARGUMENT,
+                                         one_line((std::string("invalid request: ") + e.what()).c_str()));
+        }
       }
     }
-    parsed.reset();
     Call c(call);
     if constexpr (!std::is_same_v<std::decay_t<Batch>, std::nullptr_t>) {
       std::vector<VerifyOutcome> got = batch(c, valid);

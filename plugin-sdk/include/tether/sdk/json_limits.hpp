@@ -89,7 +89,7 @@ class PlainJsonReader {
     return p_ == end_;
   }
 
- private:
+ protected:  // the SDK's verify_many reader (backend.hpp) reads its requests' frame itself
   void space() {
     while (p_ != end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
   }
