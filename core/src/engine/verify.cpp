@@ -255,26 +255,43 @@ struct Verifier {
   // depends on the kind and locator alone, so it is asked once per distinct locator (a long
   // history names a few dozen locators in thousands of records).
   void fold_identities() {
-    std::unordered_map<Sig, std::uint32_t, SigHash> by_identity;
     std::unordered_map<Sig, std::optional<std::string>, SigHash> identities;  // [kind, locator] -> identity text
-    job_slot.resize(jobs.size());
+    std::unordered_map<const Json*, const std::optional<std::string>*> by_locator;  // ... by the parsed locator
+    std::vector<const std::optional<std::string>*> identity(jobs.size());
     for (std::size_t n = 0; n < jobs.size(); ++n) {
       const Job& j = jobs[n];
-      auto known = identities.find(Sig{j.kind, j.locator_text, {}, false, {}, {}});
-      if (known == identities.end()) {
-        std::optional<std::string> id;
-        try {
-          id = support::canonical_json(cx.backend(std::string(j.kind)).identity(*j.locator, j.key));
-        } catch (const std::exception&) {
+      auto [seen, first] = by_locator.try_emplace(j.locator, nullptr);
+      if (first) {
+        const Sig where{j.kind, j.locator_text, {}, false, {}, {}};
+        auto known = identities.find(where);
+        if (known == identities.end()) {
+          std::optional<std::string> id;
+          try {
+            id = support::canonical_json(cx.backend(std::string(j.kind)).identity(*j.locator, j.key));
+          } catch (const std::exception&) {
+          }
+          known = identities.emplace(where, std::move(id)).first;
         }
-        known = identities.emplace(Sig{j.kind, j.locator_text, {}, false, {}, {}}, std::move(id)).first;
+        seen->second = &known->second;
       }
-      if (!known->second) {  // verified (and fails) on its own
+      identity[n] = seen->second;
+    }
+    // Usually each locator has an identity of its own: then the records folded already.
+    bool distinct = true;
+    std::unordered_set<Sig, SigHash> named;
+    for (const auto& [where, id] : identities)
+      distinct = distinct && id && named.insert(Sig{where.kind, *id, {}, false, {}, {}}).second;
+    job_slot.resize(jobs.size());
+    unique.reserve(jobs.size());
+    std::unordered_map<Sig, std::uint32_t, SigHash> by_identity;
+    for (std::size_t n = 0; n < jobs.size(); ++n) {
+      const Job& j = jobs[n];
+      if (distinct || !*identity[n]) {  // (without an identity: verified, and fails, on its own)
         job_slot[n] = static_cast<std::uint32_t>(unique.size());
         unique.push_back(static_cast<std::uint32_t>(n));
         continue;
       }
-      auto [it, fresh] = by_identity.try_emplace(Sig{j.kind, *known->second, j.state_sig, j.pinned, j.pin_id, j.pin_ref},
+      auto [it, fresh] = by_identity.try_emplace(Sig{j.kind, **identity[n], j.state_sig, j.pinned, j.pin_id, j.pin_ref},
                                                  static_cast<std::uint32_t>(unique.size()));
       if (fresh) unique.push_back(static_cast<std::uint32_t>(n));
       job_slot[n] = it->second;
