@@ -50,12 +50,18 @@ struct Sig {
   std::string_view pin_id, pin_ref;
   bool operator==(const Sig&) const = default;
 };
+// For records: the state and the pin id tell them apart (equal ones compare in full).
 struct SigHash {
   std::size_t operator()(const Sig& s) const noexcept {
     std::hash<std::string_view> h;
-    std::size_t v = h(s.kind);
-    for (std::string_view part : {s.where, s.state, s.pin_id, s.pin_ref}) v = v * 1000003u ^ h(part);
-    return v ^ static_cast<std::size_t>(s.pinned);
+    return (h(s.state) * 1000003u ^ h(s.pin_id)) * 1000003u ^ s.where.size() ^ static_cast<std::size_t>(s.pinned);
+  }
+};
+// For [kind, locator or identity] alone.
+struct WhereHash {
+  std::size_t operator()(const Sig& s) const noexcept {
+    std::hash<std::string_view> h;
+    return h(s.kind) * 1000003u ^ h(s.where);
   }
 };
 
@@ -255,7 +261,7 @@ struct Verifier {
   // depends on the kind and locator alone, so it is asked once per distinct locator (a long
   // history names a few dozen locators in thousands of records).
   void fold_identities() {
-    std::unordered_map<Sig, std::optional<std::string>, SigHash> identities;  // [kind, locator] -> identity text
+    std::unordered_map<Sig, std::optional<std::string>, WhereHash> identities;  // [kind, locator] -> identity text
     std::unordered_map<const Json*, const std::optional<std::string>*> by_locator;  // ... by the parsed locator
     std::vector<const std::optional<std::string>*> identity(jobs.size());
     for (std::size_t n = 0; n < jobs.size(); ++n) {
@@ -278,7 +284,7 @@ struct Verifier {
     }
     // Usually each locator has an identity of its own: then the records folded already.
     bool distinct = true;
-    std::unordered_set<Sig, SigHash> named;
+    std::unordered_set<Sig, WhereHash> named;
     for (const auto& [where, id] : identities)
       distinct = distinct && id && named.insert(Sig{where.kind, *id, {}, false, {}, {}}).second;
     job_slot.resize(jobs.size());
