@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,7 +32,7 @@ bool VerifyResult::ok() const {
 }
 
 void VerifyResult::append_label(std::string& out, std::size_t i) const {
-  out.append(prefixes[rows[i].prefix]).append(rows[i].key);
+  out.append(prefixes[rows[i].prefix]).append(records[rows[i].record].key);
 }
 
 std::string VerifyResult::label(std::size_t i) const {
@@ -103,8 +104,7 @@ struct Verifier {
   std::shared_ptr<Kept> kept = std::make_shared<Kept>();
   std::vector<Job> jobs;
   std::unordered_map<Sig, std::uint32_t, SigHash> by_record;
-  std::vector<std::uint32_t> by_index;  // per index record: its job
-  std::unordered_map<const model::ObjectManifest*, std::uint32_t> by_manifest;
+  std::unordered_map<const model::ObjectManifest*, std::uint32_t> by_manifest;  // -> its record
   std::vector<std::uint32_t> job_slot;  // per job: its answer
   std::vector<std::uint32_t> unique;    // per answer: the job verified for it
 
@@ -115,7 +115,8 @@ struct Verifier {
     else gather_commit();
     fold_identities();
     verify_unique();
-    for (auto& row : out.rows) row.answer = job_slot[row.answer];
+    for (auto& r : out.records)
+      if (r.answer != kNone) r.answer = job_slot[r.answer];
     out.keep = kept;
     if (opt.leave_memory_to_exit) {
       struct Scratch {
@@ -133,7 +134,7 @@ struct Verifier {
   void gather_history() {
     kept->index = HistoryIndex::load(cx, opt.reading);
     const HistoryIndex& index = *kept->index;
-    by_index.assign(index.manifests().size(), kNone);
+    out.records.assign(index.manifests().size(), VerifyResult::Record{{}, kNone});  // the index's, then parsed ones
     std::size_t records = 0;
     for (const auto& c : index.commits())
       if (c.tree != HistoryIndex::kNotIndexed) records += index.tree(c.tree).size();
@@ -152,8 +153,8 @@ struct Verifier {
             ++out.skipped_observed;
             continue;
           }
-          if (by_index[n] == kNone) by_index[n] = indexed_job(r);
-          out.rows.push_back({r.key, prefix, by_index[n]});
+          if (out.records[n].answer == kNone) out.records[n] = {r.key, indexed_job(r)};
+          out.rows.push_back({n, prefix});
         }
         continue;
       }
@@ -180,7 +181,7 @@ struct Verifier {
           ++out.skipped_observed;
           continue;
         }
-        out.rows.push_back({m->key, prefix, manifest_job(*m)});
+        out.rows.push_back({manifest_record(*m, m->key), prefix});
       }
     }
   }
@@ -192,7 +193,7 @@ struct Verifier {
     kept->commit_manifests = ms;
     out.prefixes.emplace_back();
     for (const auto& [key, m] : *ms)
-      if (m.state) out.rows.push_back({key, 0, manifest_job(m)});
+      if (m.state) out.rows.push_back({manifest_record(m, key), 0});
   }
 
   // The job of signature `sig`; `fill` completes a new one.
@@ -212,19 +213,27 @@ struct Verifier {
     return it->second;
   }
 
-  // A parsed manifest (one per distinct text): its canonical texts are written once.
-  std::uint32_t manifest_job(const model::ObjectManifest& m) {
+  // The record of a parsed manifest (one per distinct text), labelled `key`.
+  std::uint32_t manifest_record(const model::ObjectManifest& m, std::string_view key) {
     auto [it, fresh] = by_manifest.try_emplace(&m, kNone);
-    if (!fresh) return it->second;
+    if (fresh) {
+      it->second = static_cast<std::uint32_t>(out.records.size());
+      out.records.push_back({key, manifest_job(m)});
+    }
+    return it->second;
+  }
+
+  // A parsed manifest's job: its canonical texts are written once.
+  std::uint32_t manifest_job(const model::ObjectManifest& m) {
     Sig sig{m.kind, kept->texts.emplace_back(support::canonical_json(m.locator)),
             kept->texts.emplace_back(support::canonical_json(*m.state)), m.pin.has_value(), {}, {}};
     if (m.pin) sig.pin_id = m.pin->id, sig.pin_ref = m.pin->ref;
-    return it->second = job_for(sig, [&](Job& j) {
-             j.key = m.key;
-             j.locator = &m.locator;
-             j.state = &*m.state;
-             j.pin_created = m.pin && m.pin->created;
-           });
+    return job_for(sig, [&](Job& j) {
+      j.key = m.key;
+      j.locator = &m.locator;
+      j.state = &*m.state;
+      j.pin_created = m.pin && m.pin->created;
+    });
   }
 
   // A record of the history index, whose texts are already canonical. A state that is plain
@@ -304,7 +313,15 @@ struct Verifier {
     }
   }
 
-  // The distinct records, in batches: each kind's records split into at most kMaxFanout
+  // How many concurrent batches a kind's records are split into: a backend that answers a
+  // batch in one pass (describe's batch_verify) gets one per core, as each batch pays for its
+  // own listing of the refs; any other (a store round trip per record) up to kMaxFanout.
+  std::size_t batches_for(std::string_view kind) {
+    if (!cx.backend(std::string(kind)).description().batch_verify) return kMaxFanout;
+    return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kMaxFanout);
+  }
+
+  // The distinct records, in batches: each kind's records split into batches_for(kind)
   // batches verified concurrently, each one verify_many call (a plugin without it is asked
   // once per record by the host).
   void verify_unique() {
@@ -316,7 +333,7 @@ struct Verifier {
     };
     std::vector<Batch> batches;
     for (auto& [kind, items] : by_kind) {
-      std::size_t n = items.size(), parts = std::min(n, kMaxFanout), start = 0;
+      std::size_t n = items.size(), parts = std::min(n, batches_for(kind)), start = 0;
       for (std::size_t p = 0; p < parts; ++p) {
         std::size_t len = n / parts + (p < n % parts ? 1 : 0);
         batches.push_back({std::string(kind), std::vector<std::size_t>(items.begin() + start, items.begin() + start + len)});

@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include "engine/testing/dataset.hpp"
+#include "tether/engine/repo.hpp"
 #include "tether/engine/verify.hpp"
+#include "tether/host/proxy.hpp"
 #include "tether/testing/errors.hpp"
 
 using namespace tether::engine;
@@ -47,4 +49,11 @@ TEST_CASE("verify finds a deleted pin only in the commits that name it") {
   CHECK_FALSE(verify(ds, std::nullopt, /*all=*/true).ok());
 
   CHECK_FALSE(tether::testing::error_of([&] { verify(ds, std::string("no-such-rev")); }).empty());
+}
+
+TEST_CASE("a backend with its own verify_many says batch_verify: verify sends it one batch per core") {
+  Dataset ds;
+  ds.add_memory("m", "sys1");
+  auto repo = ds.open();
+  CHECK(repo->backend("memory").description().batch_verify);
 }

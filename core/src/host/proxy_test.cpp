@@ -89,6 +89,7 @@ TEST_CASE("verify_many answers item by item as verify does, batched or through t
   SUBCASE("an SDK plugin without its own verify_many: the SDK's slot loops over verify") {
     auto b = load("good");
     CHECK(b.has_op(Op::VerifyMany));
+    CHECK_FALSE(b.description().batch_verify);  // asked item by item: verify keeps many batches
     auto got = b.verify_many(items);
     REQUIRE(got.size() == items.size());
     for (std::size_t i = 0; i < items.size(); ++i) CHECK(show(got[i]) == show(alone(b, items[i])));

@@ -175,7 +175,9 @@ typedef struct tether_backend_vtable {
   /* [required] {} -> {"kind", "maturity": "stable"|"experimental", "capabilities": N,
    *   "volatile_keys": [..], "local_path_keys": [..], "local_path_prefixes": [..],
    *   "uri_keys": [..], "key_suffixes": [..]|null, "safe_config_keys": [..],
-   *   "safe_option_keys": {"table": [..]}, "promote_hint": "", "thread_safe": bool} */
+   *   "safe_option_keys": {"table": [..]}, "promote_hint": "", "thread_safe": bool,
+   *   "batch_verify": bool (optional, false: verify_many answers a batch in one pass, so the
+   *   host sends one batch per core rather than many concurrent ones)} */
   tether_op describe;
   /* [optional] {"cache_dir", "checkout", "defaults": {..}, "rules": {"<uri prefix>": {..}}}
    *   -> {}. Called once after create, before any per-object op. `defaults` and `rules`
@@ -261,7 +263,8 @@ typedef struct tether_backend_vtable {
    *   items may name many objects and many pins of one store: answer them in one pass where
    *   the store allows (list the refs once, not one lookup per pin). A non-OK return fails
    *   every item of the call. The host may send several batches concurrently when describe
-   *   says thread_safe. */
+   *   says thread_safe: up to 16 (each one a store round trip per item), or one per core
+   *   when describe says batch_verify. */
   tether_op verify_many;
 } tether_backend_vtable;
 

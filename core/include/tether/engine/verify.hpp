@@ -32,23 +32,27 @@ struct VerifyOptions {
 
 // One entry per record checked, in order (the working tree's or --rev's manifests by key; a
 // history walk's by commit, newest first, then key). A history of 10,000 commits x 50 objects
-// is 500,000 entries of a few dozen distinct answers' worth of verification, so an entry is
-// three numbers: its key (a view into the manifests the result keeps), its label's prefix
-// (`<commit>:` in a history walk) and its answer.
+// is 500,000 entries of 30,000 distinct records, so an entry is two numbers: its record (a
+// key, a view into the manifests the result keeps, and an answer) and its label's prefix
+// (`<commit>:` in a history walk).
 struct VerifyResult {
   struct Answer {
     std::string_view status = "unknown";  // ok | drifted | missing | unknown
     std::string message;
   };
-  struct Row {
+  struct Record {
     std::string_view key;
-    std::uint32_t prefix = 0;  // into prefixes
     std::uint32_t answer = 0;  // into answers
   };
+  struct Row {
+    std::uint32_t record = 0;  // into records
+    std::uint32_t prefix = 0;  // into prefixes
+  };
   std::vector<Row> rows;
+  std::vector<Record> records;
   std::vector<std::string> prefixes;
   std::vector<Answer> answers;
-  std::shared_ptr<const void> keep;  // what the rows' keys view
+  std::shared_ptr<const void> keep;  // what the records' keys view
   // History records skipped because they promise nothing (Observed: no pin, not recoverable).
   std::size_t skipped_observed = 0;
 
@@ -56,8 +60,9 @@ struct VerifyResult {
   bool empty() const { return rows.empty(); }
   std::string label(std::size_t i) const;  // `<commit>:<key>`, or the key
   void append_label(std::string& out, std::size_t i) const;
-  std::string_view status(std::size_t i) const { return answers[rows[i].answer].status; }
-  const std::string& message(std::size_t i) const { return answers[rows[i].answer].message; }
+  std::string_view status(std::size_t i) const { return answer(i).status; }
+  const std::string& message(std::size_t i) const { return answer(i).message; }
+  const Answer& answer(std::size_t i) const { return answers[records[rows[i].record].answer]; }
   bool ok() const;
   Json to_json() const;  // `tether verify --json`: {label: {status, message}} (docs/cli.md)
 };

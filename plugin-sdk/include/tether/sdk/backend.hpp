@@ -504,7 +504,8 @@ const tether_backend_vtable* Backend<D>::vtable() {
     std::memset(&t, 0, sizeof t);
     t.struct_size = sizeof t;
     using detail::Empty;
-    TETHER_SDK_SLOT(D, describe, Empty, return Json(obj.describe(c));)
+    TETHER_SDK_SLOT(D, describe, Empty, Description d = obj.describe(c);
+                    if constexpr (TETHER_SDK_DEFINES(D, verify_many)) d.batch_verify = true; return Json(d);)
     // configure always has a slot: the SDK remembers the settings for secrets_for().
     t.configure = [](tether_backend* self, tether_call* call, const char* req, size_t len) noexcept {
       D& obj = *static_cast<D*>(reinterpret_cast<Instance*>(self)->object);

@@ -255,6 +255,10 @@ struct Description {
   std::map<std::string, std::vector<std::string>> safe_option_keys;
   std::string promote_hint;
   bool thread_safe = false;
+  // verify_many answers a whole batch in one pass (lists the refs once): the host then sends
+  // a kind's records in as few batches as it has cores, not one per concurrent request. The
+  // SDK sets it for a backend that defines verify_many.
+  bool batch_verify = false;
   // Object-store URI schemes the backend reads, each with its own maturity ("s3" -> "stable",
   // "az" -> "experimental"): `tether backends` shows them. Empty: local stores only.
   std::map<std::string, std::string> uri_schemes;
@@ -273,6 +277,7 @@ inline void to_json(Json& j, const Description& d) {
            {"promote_hint", d.promote_hint},
            {"thread_safe", d.thread_safe}};
   if (!d.uri_schemes.empty()) j["uri_schemes"] = d.uri_schemes;
+  if (d.batch_verify) j["batch_verify"] = true;
 }
 inline void from_json(const Json& j, Description& d) {
   d.kind = j.at("kind").get<std::string>();
@@ -288,6 +293,7 @@ inline void from_json(const Json& j, Description& d) {
   d.safe_option_keys = j.value("safe_option_keys", std::map<std::string, std::vector<std::string>>{});
   d.promote_hint = get_string(j, "promote_hint");
   d.thread_safe = j.value("thread_safe", false);
+  d.batch_verify = j.value("batch_verify", false);
   if (auto it = j.find("uri_schemes"); it != j.end() && it->is_object())
     for (const auto& [scheme, maturity] : it->items())
       if (maturity.is_string()) d.uri_schemes[scheme] = maturity.get<std::string>();
