@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 
@@ -28,7 +29,15 @@ constexpr std::size_t kPackedBytesPerPin = 1024;
 constexpr std::size_t kMinPackedBytes = std::size_t{1} << 20;
 constexpr std::size_t kMinLooseEntries = 256;
 
-int nibble(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
+// Lower-case hex digits' values, -1 for every other byte (a table: every packed ref's id is
+// decoded when the file is parsed).
+constexpr auto kNibble = [] {
+  std::array<signed char, 256> t{};
+  for (int c = 0; c < 256; ++c) t[c] = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  return t;
+}();
+
+int nibble(char c) { return kNibble[static_cast<unsigned char>(c)]; }
 
 // 40 lower-case hex digits at `p`, into `oid` when given.
 bool hex40(const char* p, git_oid* oid = nullptr) {
