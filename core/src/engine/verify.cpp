@@ -135,6 +135,8 @@ struct Verifier {
     kept->index = HistoryIndex::load(cx, opt.reading);
     const HistoryIndex& index = *kept->index;
     out.records.assign(index.manifests().size(), VerifyResult::Record{{}, kNone});  // the index's, then parsed ones
+    jobs.reserve(index.manifests().size());
+    by_record.reserve(index.manifests().size());
     std::size_t records = 0;
     for (const auto& c : index.commits())
       if (c.tree != HistoryIndex::kNotIndexed) records += index.tree(c.tree).size();
