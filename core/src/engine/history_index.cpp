@@ -30,12 +30,6 @@ namespace {
 constexpr std::string_view kMagic = "tether-history 1 ";
 constexpr std::size_t kFileLimit = std::size_t{1} << 30;
 
-bool plain_field(std::string_view s) {
-  for (unsigned char ch : s)
-    if (ch < 0x20 || ch == 0x7f) return false;
-  return true;
-}
-
 // `n` lower-case hex digits: a commit id (40) or a sha256 (64).
 bool is_hex(std::string_view s, std::size_t n) {
   return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
@@ -60,10 +54,18 @@ bool split_tabs(std::string_view line, std::size_t n, std::string_view* out) {
 
 // A record line (without "m\t") into its fields; false when it is not one.
 bool record_of(std::string_view line, IndexedManifest& m) {
+  // One pass: exactly six tabs, and no other byte below 0x20 (nor 0x7f) in the fields.
   std::string_view f[7];
-  if (!split_tabs(line, 7, f)) return false;
-  for (auto field : f)
-    if (!plain_field(field)) return false;
+  std::size_t n = 0, start = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(line[i]);
+    if (ch >= 0x20 && ch != 0x7f) continue;
+    if (ch != '\t' || n == 6) return false;
+    f[n++] = line.substr(start, i - start);
+    start = i + 1;
+  }
+  if (n != 6) return false;
+  f[6] = line.substr(start);
   if (f[0].empty() || f[1].empty() || (f[2] != "0" && f[2] != "1") || f[5].empty()) return false;
   if (f[3].empty() != f[4].empty()) return false;  // a pin has both an id and a ref
   m = IndexedManifest{f[0], f[1], f[5], f[6], f[3], f[4], f[2] == "1", line};
@@ -106,15 +108,19 @@ bool HistoryIndex::parse(std::string text, const std::string& rel_hash, HistoryI
     } else if (line[0] == 't' && line[1] == '\t') {
       if (!ix.commits_.empty()) return false;
       ix.tree_start_.push_back(static_cast<std::uint32_t>(ix.tree_items_.size()));
+      // <record>,<record>,...: decimal, no leading zero, each below the record count; none
+      // at all for an empty tree.
       std::string_view items = line.substr(2);
-      while (!items.empty()) {
-        std::size_t comma = items.find(',');
-        std::uint32_t n = 0;
-        if (!parse_u32(items.substr(0, comma), n) || n >= ix.manifests_.size()) return false;
-        ix.tree_items_.push_back(n);
-        if (comma == std::string_view::npos) break;
-        items.remove_prefix(comma + 1);
-        if (items.empty()) return false;  // a trailing comma
+      const std::uint64_t records = ix.manifests_.size();
+      std::size_t i = 0;
+      while (i < items.size()) {
+        const std::size_t from = i;
+        std::uint64_t n = 0;
+        while (i < items.size() && items[i] >= '0' && items[i] <= '9' && i - from < 10) n = n * 10 + static_cast<unsigned>(items[i++] - '0');
+        if (i == from || (i - from > 1 && items[from] == '0') || n >= records) return false;
+        ix.tree_items_.push_back(static_cast<std::uint32_t>(n));
+        if (i == items.size()) break;
+        if (items[i] != ',' || ++i == items.size()) return false;  // a stray byte, or a trailing comma
       }
     } else if (line[0] == 'c' && line[1] == '\t') {
       std::string_view f[2];
