@@ -89,13 +89,9 @@ struct Verifier {
   // A distinct record, as views into what Kept owns.
   struct Job {
     std::string_view kind, key;
-    const Json* locator = nullptr;
-    std::string_view locator_text;  // canonical
-    std::string_view state_sig;     // canonical
-    const Json* state = nullptr;    // sent as a Json, or
-    std::string_view state_text;    // ... as this text (is_plain_json)
-    bool pinned = false, pin_created = false;
-    std::string_view pin_id, pin_ref;
+    std::string_view locator_text;        // canonical
+    std::string_view state_sig;           // canonical
+    host::BackendProxy::VerifyItem item;  // what is sent: a state as a Json, or as its text (is_plain_json)
   };
 
   Context& cx;
@@ -207,9 +203,10 @@ struct Verifier {
       j.kind = sig.kind;
       j.locator_text = sig.where;
       j.state_sig = sig.state;
-      j.pinned = sig.pinned;
-      j.pin_id = sig.pin_id;
-      j.pin_ref = sig.pin_ref;
+      j.item.pinned = sig.pinned;
+      j.item.pin_id = sig.pin_id;
+      j.item.pin_ref = sig.pin_ref;
+      j.item.deep = opt.deep;
       fill(j);
     }
     return it->second;
@@ -232,9 +229,9 @@ struct Verifier {
     if (m.pin) sig.pin_id = m.pin->id, sig.pin_ref = m.pin->ref;
     return job_for(sig, [&](Job& j) {
       j.key = m.key;
-      j.locator = &m.locator;
-      j.state = &*m.state;
-      j.pin_created = m.pin && m.pin->created;
+      j.item.locator = &m.locator;
+      j.item.state = &*m.state;
+      j.item.pin_created = m.pin && m.pin->created;
     });
   }
 
@@ -255,15 +252,15 @@ struct Verifier {
         }
         loc = kept->locators.emplace(r.locator, std::move(parsed)).first;
       }
-      j.locator = &loc->second;
+      j.item.locator = &loc->second;
       if (support::is_plain_json(r.state)) {
-        j.state_text = r.state;
+        j.item.state_text = r.state;
         return;
       }
       try {
-        j.state = &kept->states.emplace_back(Json::parse(r.state));
+        j.item.state = &kept->states.emplace_back(Json::parse(r.state));
       } catch (const Json::exception&) {
-        j.state = &kept->states.emplace_back(std::string(r.state));
+        j.item.state = &kept->states.emplace_back(std::string(r.state));
       }
     });
   }
@@ -277,14 +274,14 @@ struct Verifier {
     std::vector<const std::optional<std::string>*> identity(jobs.size());
     for (std::size_t n = 0; n < jobs.size(); ++n) {
       const Job& j = jobs[n];
-      auto [seen, first] = by_locator.try_emplace(j.locator, nullptr);
+      auto [seen, first] = by_locator.try_emplace(j.item.locator, nullptr);
       if (first) {
         const Sig where{j.kind, j.locator_text, {}, false, {}, {}};
         auto known = identities.find(where);
         if (known == identities.end()) {
           std::optional<std::string> id;
           try {
-            id = support::canonical_json(cx.backend(std::string(j.kind)).identity(*j.locator, j.key));
+            id = support::canonical_json(cx.backend(std::string(j.kind)).identity(*j.item.locator, j.key));
           } catch (const std::exception&) {
           }
           known = identities.emplace(where, std::move(id)).first;
@@ -308,7 +305,7 @@ struct Verifier {
         unique.push_back(static_cast<std::uint32_t>(n));
         continue;
       }
-      auto [it, fresh] = by_identity.try_emplace(Sig{j.kind, **identity[n], j.state_sig, j.pinned, j.pin_id, j.pin_ref},
+      auto [it, fresh] = by_identity.try_emplace(Sig{j.kind, **identity[n], j.state_sig, j.item.pinned, j.item.pin_id, j.item.pin_ref},
                                                  static_cast<std::uint32_t>(unique.size()));
       if (fresh) unique.push_back(static_cast<std::uint32_t>(n));
       job_slot[n] = it->second;
@@ -350,18 +347,7 @@ struct Verifier {
       // The jobs' own locators, states and pins, not copies of them.
       std::vector<host::BackendProxy::VerifyItem> requests;
       requests.reserve(batch.items.size());
-      for (std::size_t i : batch.items) {
-        const Job& j = jobs[unique[i]];
-        auto& r = requests.emplace_back();
-        r.locator = j.locator;
-        r.state = j.state;
-        r.state_text = j.state_text;
-        r.pinned = j.pinned;
-        r.pin_created = j.pin_created;
-        r.pin_id = j.pin_id;
-        r.pin_ref = j.pin_ref;
-        r.deep = opt.deep;
-      }
+      for (std::size_t i : batch.items) requests.push_back(jobs[unique[i]].item);
       auto results = cx.backend(batch.kind).verify_items(requests);
       for (std::size_t k = 0; k < batch.items.size(); ++k) {
         auto& a = answers[batch.items[k]];
