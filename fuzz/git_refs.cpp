@@ -1,11 +1,14 @@
 // fuzz/git_refs.cpp: the byte parsers of the native git ref reader (core/src/vcs/git_refs.hpp),
 // all of which read files a clone or another tool wrote: a loose ref or HEAD file,
-// packed-refs, a config file's plainness scan, a `.git` file, and tether's own reachability
-// cache. None may crash; each either declines or gives a value that holds its own invariants
-// (ids are 40 hex, names are plausible), and the cache round-trips through its serialiser.
+// packed-refs, a config file's plainness scan, a `.git` file, tether's own reachability
+// cache, and the scan of git's index file (vcs/git_index.hpp). None may crash; each either
+// declines or gives a value that holds its own invariants (ids are 40 hex, names are
+// plausible, tracked paths are among those asked), and the cache round-trips through its
+// serialiser.
 #include <cstdlib>
 
 #include "fuzz_support.hpp"
+#include "vcs/git_index.hpp"
 #include "vcs/git_refs.hpp"
 
 using namespace tether::vcs;
@@ -41,6 +44,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)refs::config_is_plain(text);
   if (auto link = refs::parse_gitfile(text)) check(!link->empty() && link->find('\n') == std::string::npos);
   (void)refs::plausible_ref_name(text);
+  {
+    static const std::vector<std::string> asked = {".tether/lock", ".tether/cache", "a"};
+    if (auto got = index::tracked_paths(text, asked))
+      for (const auto& p : *got) check(p == asked[0] || p == asked[1] || p == asked[2]);
+  }
 
   if (auto cache = refs::parse_reach_cache(text)) {
     const std::string again = refs::serialise_reach_cache(*cache);

@@ -11,6 +11,7 @@
 
 #include "tether/errors.hpp"
 #include "vcs/git2_util.hpp"
+#include "vcs/git_index.hpp"
 
 namespace tether::vcs {
 namespace {
@@ -631,6 +632,14 @@ bool GitReader::is_dirty(const std::vector<std::string>& paths) const {
 
 std::vector<std::string> GitReader::tracked(const std::vector<std::string>& paths) const {
   std::lock_guard lock(mutex_);
+  // A plain repository's index is scanned in place (vcs/git_index.hpp); libgit2 answers
+  // whatever the scan declines.
+  if (layout_) {
+    constexpr std::size_t kIndexLimit = std::size_t{1} << 30;
+    std::string bytes;
+    if (refs::read_small_file(layout_->gitdir / "index", kIndexLimit, bytes) == refs::ReadStatus::ok)
+      if (auto answer = index::tracked_paths(bytes, paths)) return std::move(*answer);
+  }
   git_index* raw = nullptr;
   if (git_repository_index(&raw, repo()) != 0) fail("cannot read the git index");
   Index index(raw);
