@@ -399,6 +399,11 @@ void HashCache::save() {
   dirty_ = false;
 }
 
+bool HashCache::unsaved() {
+  std::lock_guard lock(mu_);
+  return dirty_ && !dir_.empty();
+}
+
 bool HashCache::lookup_locked(std::string_view path, const FileStat& stat, std::size_t& cursor,
                               unsigned char* out) const {
   HashEntry scratch;
@@ -426,7 +431,7 @@ void HashCache::fill(std::vector<HashJob>& jobs, const FillProgress& progress) {
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].sha256 = to_hex(raw[i]);
 }
 
-void HashCache::fill_dir(const std::string& prefix, WalkNode& node, const FillProgress& progress) {
+void HashCache::fill_dir(const std::string& prefix, WalkNode& node, const FillProgress& progress, bool threads) {
   std::vector<Miss> misses;
   {
     std::lock_guard lock(mu_);
@@ -441,10 +446,11 @@ void HashCache::fill_dir(const std::string& prefix, WalkNode& node, const FillPr
     }
   }
   // Other directories are scanned and read on the walk's other threads meanwhile; only a
-  // big directory gets threads of its own.
+  // big directory with nothing else going on gets threads of its own (measured: on 2 cores,
+  // 100 directories of 1,000 files each read 10% faster without them).
   constexpr std::size_t kPerThread = 256;
-  hash_misses(misses, static_cast<unsigned>(std::min<std::size_t>(kMaxHashThreads / 2, misses.size() / kPerThread)),
-              progress);
+  const std::size_t n = threads ? std::min<std::size_t>(kMaxHashThreads / 2, misses.size() / kPerThread) : 1;
+  hash_misses(misses, static_cast<unsigned>(n), progress);
 }
 
 void HashCache::hash_misses(std::vector<Miss>& misses, unsigned threads, const FillProgress& progress) {

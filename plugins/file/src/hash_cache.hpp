@@ -104,12 +104,15 @@ class HashCache {
   void fill(std::vector<HashJob>& jobs, const FillProgress& progress = {});
   // The same for the file children of one scanned directory, whose cache keys are `prefix`
   // (the directory's absolute path and a '/') and their names: fills each file child's
-  // sha256, reading the misses on this thread (a big directory's on a few). Does not save:
-  // call save() once the walk is done.
-  void fill_dir(const std::string& prefix, WalkNode& node, const FillProgress& progress = {});
+  // sha256, reading the misses on this thread, or a big directory's on a few when `threads`
+  // allows (the walk says whether its own threads have other directories to scan). Does not
+  // save: call save() once the walk is done.
+  void fill_dir(const std::string& prefix, WalkNode& node, const FillProgress& progress = {}, bool threads = true);
 
   // Writes the cache file if anything was recorded since the last save.
   void save();
+  // Whether anything was recorded since the last save.
+  bool unsaved();
 
   // Files read since construction (tests: an unchanged tree reads none).
   uint64_t files_hashed() const { return files_hashed_.load(); }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -165,6 +166,9 @@ WalkTree walk_directory(const std::string& root, const WalkHook& hook) {
   std::mutex mu;
   std::condition_variable cv;
   std::size_t busy = 0;
+  // Read without the lock: a stale answer only costs a thread too many or too few.
+  std::atomic<std::size_t> queued{0}, scanning{0};
+  auto alone = [&] { return queued.load() == 0 && scanning.load() == 1; };
   std::exception_ptr error;
   // Under `mu`: stores a scanned node and queues its subdirectories as new nodes.
   auto adopt = [&](const std::string& rel_dir, uint32_t id, WalkNode node) {
@@ -180,6 +184,7 @@ WalkTree walk_directory(const std::string& root, const WalkHook& hook) {
       sub += slot.name(c);
       queue.push_back({std::move(sub), c.node});
     }
+    queued = queue.size();
   };
   auto worker = [&] {
     std::size_t files = 0, links = 0;
@@ -189,18 +194,19 @@ WalkTree walk_directory(const std::string& root, const WalkHook& hook) {
       if (error || queue.empty()) break;
       Pending job = std::move(queue.back());
       queue.pop_back();
-      ++busy;
+      queued = queue.size();
+      scanning = ++busy;
       lock.unlock();
       WalkNode node;
       std::exception_ptr failed;
       try {
         node = scan_directory(root, job.rel_dir, files, links);
-        if (hook) hook(job.rel_dir, node);
+        if (hook) hook(job.rel_dir, node, alone());
       } catch (...) {
         failed = std::current_exception();
       }
       lock.lock();
-      --busy;
+      scanning = --busy;
       if (failed && !error) error = failed;
       if (!failed) {
         try {
@@ -217,7 +223,7 @@ WalkTree walk_directory(const std::string& root, const WalkHook& hook) {
   // The first directory alone: a small tree needs no threads.
   tree.nodes.emplace_back();
   WalkNode top = scan_directory(root, std::string(), tree.files, tree.links);
-  if (hook) hook(std::string(), top);
+  if (hook) hook(std::string(), top, true);
   adopt(std::string(), 0, std::move(top));
   if (!queue.empty()) {
     unsigned n = std::max(1u, std::min(kMaxScanThreads, std::thread::hardware_concurrency()));

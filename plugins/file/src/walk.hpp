@@ -104,8 +104,10 @@ class WalkTree {
 // Called on the scanning thread for each directory as soon as it is scanned, before the
 // tree holds it: `rel_dir` is its path below the root ("" for the root). It may fill in the
 // children's hashes (the file backend hashes there, so reading overlaps the walk); what it
-// throws ends the walk.
-using WalkHook = std::function<void(const std::string& rel_dir, WalkNode& node)>;
+// throws ends the walk. `alone` says no other directory is queued or being scanned: only
+// then is it worth starting threads of its own (otherwise the walk's threads are busy with
+// other directories, and more threads than cores only take turns).
+using WalkHook = std::function<void(const std::string& rel_dir, WalkNode& node, bool alone)>;
 
 // The tree under `root` (an existing directory). Throws sdk::BackendError naming the path on
 // an unreadable directory or a name that is not UTF-8.
