@@ -31,6 +31,9 @@ engine::AddRequest add_request(const AddOptions& o) {
   if (o.project_id) loc["project_id"] = *o.project_id;
   if (o.database) loc["database"] = *o.database;
   if (o.role) loc["role"] = *o.role;
+  if (o.host) loc["host"] = *o.host;
+  if (o.port) loc["port"] = *o.port;
+  if (o.table) loc["table"] = *o.table;
   for (const auto& kv : o.sets) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw ConfigError("--set expects key=value, got " + model::py_repr(kv));

@@ -71,6 +71,9 @@ void define_add(CLI::App& c, Parsed& p) {
   c.add_option("--project-id", o->project_id, "Neon project id");
   c.add_option("--database", o->database, "database name (Neon)");
   c.add_option("--role", o->role, "role to connect as (Neon)");
+  c.add_option("--host", o->host, "host name");
+  c.add_option("--port", o->port, "port number (an integer)")->check(CLI::Range(1, 65535));
+  c.add_option("--table", o->table, "table name");
   c.add_option("--at", o->at, "start at this native state (snapshot, version, commit, tag)");
   c.add_option("--file", o->file_policy, "file policy: immutable or versioned")
       ->check(CLI::IsMember({"immutable", "versioned"}));

@@ -22,6 +22,8 @@ struct AddOptions {
   std::vector<std::string> sets;  // k=v
   std::optional<std::string> branch, remote, region, at;
   std::optional<std::string> project_id, database, role;  // neon
+  std::optional<std::string> host, table;
+  std::optional<int> port;  // an integer in the locator, as the reference writes it
   std::optional<std::string> file_policy, pin_policy;
   bool create = false;
 };
