@@ -18,6 +18,7 @@ namespace {
 engine::AddRequest add_request(const AddOptions& o) {
   engine::AddRequest req;
   req.key = o.key;
+  req.key_may_be_locator = !o.locator;
   req.kind = o.kind;
   req.cwd = std::filesystem::current_path();
   req.file_policy = o.file_policy;

@@ -61,7 +61,10 @@ void define_backends(CLI::App& c, Parsed& p) {
 
 void define_add(CLI::App& c, Parsed& p) {
   auto o = bind(c, p, run_add);
-  c.add_option("key", o->key, "object key, path-like (raw/plate1)")->required();
+  c.add_option("key", o->key,
+               "object key, path-like (raw/plate1); given alone to a kind whose locator is a path or URI, the "
+               "locator, and the key is its last segment")
+      ->required();
   c.add_option("locator", o->locator, "where the object is: a path or URI");
   c.add_option("--kind", o->kind, "backend kind (tether backends lists them)")->required();
   c.add_option("--set", o->sets, "extra locator field key=value (repeatable)");

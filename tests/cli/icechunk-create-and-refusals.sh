@@ -11,6 +11,9 @@ s1=$(icechunk_snap write "$TMP/fresh.icechunk" main 0 "real write into a created
 ok tether commit -m "fresh data" --json
 eq "$(json 'j["pinned"]["fresh"]')" "$(icechunk refs "$TMP/fresh.icechunk" | python3 -c 'import json,sys; print(list(json.load(sys.stdin)["tags"])[0])')" "pin"
 grep -qx "snapshot_id = \"$s1\"" .tether/objects/fresh.toml || fail "state"
+# Without a key: the repository's name less `.icechunk` (a trailing slash too).
+ok tether add "$TMP/greetings.icechunk/" --kind icechunk --create
+out_has "added greetings (icechunk, created)"
 
 mkdir -p "$TMP/plain"
 remember_state

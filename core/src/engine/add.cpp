@@ -33,8 +33,32 @@ std::optional<std::string> local_path_of(const std::string& v, const std::vector
 
 }  // namespace
 
-AddResult add(Repo& repo, const AddRequest& req) {
+namespace {
+
+// A lone positional of a path kind is the locator; the key comes from it.
+AddRequest with_key(Context& cx, const AddRequest& given) {
+  AddRequest req = given;
+  if (!req.key_may_be_locator) return req;
+  auto& b = cx.backend(req.kind);
+  const auto& desc = b.description();
+  if (!desc.key_suffixes) return req;
+  for (const auto& k : desc.uri_keys)
+    if (req.locator.contains(k)) return req;  // the store is named otherwise: the positional is the key
+  const std::string path = req.key;
+  req.locator["uri"] = path;
+  std::optional<std::string> key = b.default_key(req.locator, path);
+  if (!key)
+    throw ConfigError("cannot make a key from " + model::py_repr(path) + ": name the object, as in `tether add KEY " +
+                      path + " --kind " + req.kind + "`");
+  req.key = *key;
+  return req;
+}
+
+}  // namespace
+
+AddResult add(Repo& repo, const AddRequest& request) {
   Context& cx = Context::of(repo);
+  const AddRequest req = with_key(cx, request);
   model::validate_key(req.key);
   std::string file = req.file_policy.value_or(cx.config.default_file);
   std::string pin = req.pin_policy.value_or(cx.config.default_pin);

@@ -296,7 +296,9 @@ std::string IcechunkBackend::base_branch(sdk::Call&, const sdk::LocatorRequest& 
 
 std::optional<std::string> IcechunkBackend::default_key(sdk::Call&, const sdk::LocatorRequest& r) {
   Target t = parse(r.locator);
-  std::string key = fs::path(t.remote ? t.remote->key : t.uri).filename().string();
+  std::string p = t.remote ? t.remote->key : t.uri;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();  // `add greetings.icechunk/` is `greetings` too
+  std::string key = fs::path(p).filename().string();
   if (key.size() > 9 && key.compare(key.size() - 9, 9, ".icechunk") == 0) key.resize(key.size() - 9);
   if (key.empty() || key == "." || key == "..") return std::nullopt;
   return key;

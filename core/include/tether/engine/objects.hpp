@@ -19,6 +19,10 @@ using Json = nlohmann::json;
 
 struct AddRequest {
   std::string key;
+  // The command line gave one positional: for a kind whose locator is a path or URI (it
+  // declares key suffixes) and with no uri among the options, it is the locator, and the key
+  // is the backend's default_key of it (`tether add ../greetings.icechunk` is `greetings`).
+  bool key_may_be_locator = false;
   std::string kind;
   Json locator = Json::object();  // built by the CLI from the positional and the options
   std::optional<std::string> file_policy, pin_policy;
