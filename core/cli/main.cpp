@@ -6,9 +6,11 @@
 #include <csignal>
 #include <cstring>
 #include <cstdio>
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -347,6 +349,24 @@ const Command kCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `tether help [COMMAND]` is `tether [COMMAND] --help`, word for word.
+  std::vector<char*> args(argv, argv + argc);
+  char help_flag[] = "--help";
+  if (argc > 1 && std::strcmp(argv[1], "help") == 0) {
+    if (argc > 3) {
+      std::cerr << "error: help takes one command at most (tether help COMMAND)\n";
+      return tether::kExitUsage;
+    }
+    if (argc == 3 && std::none_of(std::begin(kCommands), std::end(kCommands),
+                                  [&](const Command& c) { return std::strcmp(c.name, argv[2]) == 0; })) {
+      std::cerr << "error: no such command: " << argv[2] << " (tether help lists them)\n";
+      return tether::kExitUsage;
+    }
+    args.erase(args.begin() + 1);  // the command, if any, then --help
+    args.push_back(help_flag);
+    argc = static_cast<int>(args.size());
+    argv = args.data();
+  }
   CLI::App app{"tether: version control for datasets that live in many systems at once"};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", std::string("tether ") + TETHER_VERSION);
@@ -362,6 +382,7 @@ int main(int argc, char** argv) {
   for (const auto& c : kCommands) known = known || std::strcmp(c.name, invoked) == 0;
   for (const auto& c : kCommands)
     if (!known || std::strcmp(c.name, invoked) == 0) c.define(*app.add_subcommand(c.name, c.description), parsed);
+  if (!known) app.add_subcommand("help", "show this help, or a command's (tether help COMMAND)");
 
   try {
     app.parse(argc, argv);
