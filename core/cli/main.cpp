@@ -346,6 +346,44 @@ const Command kCommands[] = {
     {"publish", "upsert the history's registry tables into PostgreSQL [experimental]", define_publish},
 };
 
+// `tether completion bash`: the completion script, made from the commands and options as
+// declared above, so it cannot drift from them. Commands complete at the first word, a
+// command's options after a '-', and paths otherwise.
+std::string option_words(const CLI::App& c) {
+  std::string words;
+  for (const CLI::Option* o : c.get_options()) {
+    if (!o->nonpositional()) continue;
+    for (const auto& n : o->get_snames()) words += (words.empty() ? "-" : " -") + n;
+    for (const auto& n : o->get_lnames()) words += (words.empty() ? "--" : " --") + n;
+  }
+  return words;
+}
+
+std::string bash_completion(CLI::App& app) {
+  std::string names, cases;
+  for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names += (names.empty() ? "" : " ") + c->get_name();
+    cases += "    " + c->get_name() + ") opts=\"" + option_words(*c) + "\" ;;\n";
+  }
+  return "# bash completion for tether (tether completion bash; generated from its command line)\n"
+         "_tether() {\n"
+         "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" opts=\"\"\n"
+         "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+         "    COMPREPLY=($(compgen -W \"" + names + " --help --version\" -- \"$cur\"))\n"
+         "    return\n"
+         "  fi\n"
+         "  case \"${COMP_WORDS[1]}\" in\n" + cases +
+         "  esac\n"
+         "  if [[ \"$cur\" == -* ]]; then\n"
+         "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+         "  else\n"
+         "    local IFS=$'\\n'  # a path may hold spaces\n"
+         "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+         "  fi\n"
+         "}\n"
+         "complete -o filenames -F _tether tether\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -383,6 +421,17 @@ int main(int argc, char** argv) {
   for (const auto& c : kCommands)
     if (!known || std::strcmp(c.name, invoked) == 0) c.define(*app.add_subcommand(c.name, c.description), parsed);
   if (!known) app.add_subcommand("help", "show this help, or a command's (tether help COMMAND)");
+  if (!known) {
+    auto* completion = app.add_subcommand("completion", "print the bash completion script (tether completion bash)");
+    auto shell = std::make_shared<std::string>();
+    completion->add_option("shell", *shell, "the shell: bash")->required()->check(CLI::IsMember({"bash"}));
+    completion->callback([&app, &parsed, shell] {
+      parsed.action = [&app] {
+        std::cout << bash_completion(app);
+        return 0;
+      };
+    });
+  }
 
   try {
     app.parse(argc, argv);
