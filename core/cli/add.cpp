@@ -35,11 +35,7 @@ engine::AddRequest add_request(const AddOptions& o) {
   if (o.host) loc["host"] = *o.host;
   if (o.port) loc["port"] = *o.port;
   if (o.table) loc["table"] = *o.table;
-  for (const auto& kv : o.sets) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw ConfigError("--set expects key=value, got " + model::py_repr(kv));
-    loc[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  apply_sets(loc, o.sets);
   if (o.at) loc["at"] = *o.at;
   return req;
 }

@@ -11,6 +11,7 @@
 #include "tether/engine/gc.hpp"
 #include "tether/engine/plan.hpp"
 #include "tether/errors.hpp"
+#include "tether/model/json.hpp"
 
 namespace tether::cli {
 
@@ -23,6 +24,14 @@ std::unique_ptr<engine::Repo> open_repo() {
 
 std::string rjust(const std::string& s, std::size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
 std::string ljust(const std::string& s, std::size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
+
+void apply_sets(nlohmann::json& locator, const std::vector<std::string>& sets) {
+  for (const auto& kv : sets) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw ConfigError("--set expects key=value, got " + model::py_repr(kv));
+    locator[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+}
 
 std::string render_plan(const engine::Plan& plan) {
   std::string notes;

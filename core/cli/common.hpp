@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "cli/options.hpp"
 #include "tether/engine/plan.hpp"  // std::optional<Plan> needs the whole type
 #include "tether/engine/repo.hpp"
@@ -23,6 +25,9 @@ namespace tether::cli {
 std::unique_ptr<engine::Repo> open_repo();
 std::string rjust(const std::string& s, std::size_t w);
 std::string ljust(const std::string& s, std::size_t w);
+// `--set k=v` (repeatable) into a locator: string values, split on the first '='; a
+// malformed one is refused (`--set expects key=value, got 'x'`).
+void apply_sets(nlohmann::json& locator, const std::vector<std::string>& sets);
 
 // The plan text (docs/cli.md, "Plans"): `plan: <command> (N write(s))`, one aligned line per
 // action, notes.

@@ -1,5 +1,6 @@
 // core/cli/log.cpp: `tether log`: an object's native history.
 #include <algorithm>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -7,12 +8,29 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "tether/engine/log.hpp"
+#include "tether/errors.hpp"
 
 namespace tether::cli {
 
+namespace {
+
+engine::LogResult history_of(engine::Repo& repo, const LogOptions& o) {
+  if (!o.kind) {
+    if (o.branch || !o.sets.empty())
+      throw ConfigError("--branch and --set describe a store that is not registered: pass --kind with them");
+    return engine::log(repo, o.key, o.ref, o.limit);
+  }
+  nlohmann::json locator{{"uri", o.key}};
+  if (o.branch) locator["branch"] = *o.branch;
+  apply_sets(locator, o.sets);
+  return engine::log_store(repo, *o.kind, locator, std::filesystem::current_path(), o.ref, o.limit);
+}
+
+}  // namespace
+
 int run_log(const Global& g, const LogOptions& o) {
   auto repo = open_repo();
-  auto history = engine::log(*repo, o.key, o.ref, o.limit);
+  auto history = history_of(*repo, o);
   if (g.json) {
     print_json(history.to_json());
     return 0;

@@ -202,7 +202,11 @@ void define_verify(CLI::App& c, Parsed& p) {
 
 void define_log(CLI::App& c, Parsed& p) {
   auto o = bind(c, p, run_log);
-  c.add_option("key", o->key, "object key")->required();
+  c.add_option("target", o->key, "object key; with --kind, where a store not registered is (path or URI)")
+      ->required();
+  c.add_option("--kind", o->kind, "the store's backend kind: TARGET is its locator, not a key");
+  c.add_option("--branch", o->branch, "with --kind: the store's base branch");
+  c.add_option("--set", o->sets, "with --kind: extra locator field key=value (repeatable)");
   c.add_option("--ref", o->ref, "start at this native ref");
   c.add_option("-n,--limit", o->limit, "entries")->check(CLI::PositiveNumber);
   add_json(c, p);

@@ -82,7 +82,10 @@ struct VerifyOptions {
   bool all_history = false, deep = false;
 };
 struct LogOptions {
-  std::string key;
+  std::string key;                  // or, with --kind, the store's locator (uri)
+  std::optional<std::string> kind;  // a store not registered: its kind
+  std::optional<std::string> branch;
+  std::vector<std::string> sets;    // k=v, with --kind
   std::optional<std::string> ref;
   int limit = 20;
 };

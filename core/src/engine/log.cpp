@@ -30,6 +30,19 @@ LogResult log(Repo& repo, const std::string& key, const std::optional<std::strin
   return LogResult{key, b.history(m.locator, ref ? ref : working_ref(cx, key), limit, key)};
 }
 
+LogResult log_store(Repo& repo, const std::string& kind, const Json& locator, const fs::path& cwd,
+                    const std::optional<std::string>& ref, int limit) {
+  Context& cx = Context::of(repo);
+  auto& b = cx.backend(kind);
+  const std::string label = locator.value("uri", kind);  // errors name the store as given
+  if (!(b.capabilities() & sdk::kHistory))
+    throw CapabilityError(kind + " stores have no native history to list (the " + kind +
+                              " backend lacks HISTORY; `tether backends` shows each backend's capabilities)",
+                          label);
+  Json resolved = stored_locator(b, label, locator, cwd);
+  return LogResult{label, b.history(resolved, ref, limit, label)};
+}
+
 Json LogResult::to_json() const {
   auto arr = Json::array();
   for (const auto& e : entries) arr.push_back(Json(e));

@@ -2,6 +2,7 @@
 // backend tells it.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,5 +26,10 @@ struct LogResult {
 // The history of `key` from `ref` (default: this checkout's working ref of it, else the
 // backend's head), newest first, at most `limit` entries. A backend without HISTORY is refused.
 LogResult log(Repo& repo, const std::string& key, const std::optional<std::string>& ref, int limit);
+// The history of a store that is not registered (`tether log LOCATOR --kind K`): its local
+// paths made absolute against `cwd` and the locator checked by the backend, as `add` does;
+// from `ref` (default: the backend's head). Nothing is written.
+LogResult log_store(Repo& repo, const std::string& kind, const Json& locator, const std::filesystem::path& cwd,
+                    const std::optional<std::string>& ref, int limit);
 
 }  // namespace tether::engine
