@@ -84,6 +84,7 @@ void define_add(CLI::App& c, Parsed& p) {
       ->check(CLI::IsMember({"immutable", "versioned"}));
   c.add_option("--pin", o->pin_policy, "pin policy: native or record")->check(CLI::IsMember({"native", "record"}));
   c.add_flag("--create", o->create, "create an empty store there (CREATE backends) [experimental]");
+  c.add_flag("--pick", o->pick, "choose --at from the store's history (asks on a terminal)")->excludes("--at");
   add_json(c, p);
   c.footer(
       "Credentials never go in the locator: the manifest is committed and arrives with every clone. They come from "

@@ -26,6 +26,7 @@ struct AddOptions {
   std::optional<int> port;  // an integer in the locator, as the reference writes it
   std::optional<std::string> file_policy, pin_policy;
   bool create = false;
+  bool pick = false;  // choose `at` from the store's history, on a terminal
 };
 struct RemoveOptions { std::string key; };
 struct SetOptions {

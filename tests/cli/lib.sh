@@ -180,6 +180,40 @@ code_commit() {
   git -C "$1" rev-parse HEAD
 }
 
+# on_tty ANSWER CMD...: runs CMD on a pseudo-terminal (stdin, stdout and stderr), types
+# ANSWER and a newline once it has asked "Pick an entry", and sets OUT (all it printed, CRs
+# dropped) and RC as run does.
+on_tty() {
+  local answer=$1
+  shift
+  set +e
+  OUT=$(python3 - "$answer" "$@" <<'PY'
+import os, pty, sys
+answer, argv = sys.argv[1], sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(argv[0], argv)
+seen, sent = b"", False
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    seen += chunk
+    if not sent and b"Pick an entry" in seen:
+        os.write(fd, answer.encode() + b"\n")
+        sent = True
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(seen.decode(errors="replace").replace("\r", ""))
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+)
+  RC=$?
+  set -e
+}
+
 # The real Icechunk library (tests/icechunk): `icechunk CMD ARGS...` runs its oracle.mjs and
 # prints the JSON result. need_icechunk exits 77 (meson: skipped) when the runtime that
 # scripts/install-deps prepares is not usable here.

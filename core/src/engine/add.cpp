@@ -39,6 +39,7 @@ namespace {
 AddRequest with_key(Context& cx, const AddRequest& given) {
   AddRequest req = given;
   if (!req.key_may_be_locator) return req;
+  req.key_may_be_locator = false;
   auto& b = cx.backend(req.kind);
   const auto& desc = b.description();
   if (!desc.key_suffixes) return req;
@@ -55,6 +56,14 @@ AddRequest with_key(Context& cx, const AddRequest& given) {
 }
 
 }  // namespace
+
+AddRequest settle_key(Repo& repo, const AddRequest& request) {
+  Context& cx = Context::of(repo);
+  AddRequest req = with_key(cx, request);
+  model::validate_key(req.key);
+  if (cx.manifests.count(req.key)) throw ConfigError("object already exists: " + req.key);  // before any question
+  return req;
+}
 
 AddResult add(Repo& repo, const AddRequest& request) {
   Context& cx = Context::of(repo);

@@ -50,6 +50,9 @@ struct SetResult {
 };
 
 AddResult add(Repo& repo, const AddRequest& request);
+// The request with its key settled (key_may_be_locator resolved: see AddRequest), so a caller
+// can look at the store before adding it (`add --pick`). add() does the same itself.
+AddRequest settle_key(Repo& repo, const AddRequest& request);
 // Unregisters the object; its working ref stays for gc.
 RemoveResult remove(Repo& repo, const std::string& key);
 // Sets the file and/or pin policy of `keys` (or of every object with `all`).
