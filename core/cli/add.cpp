@@ -58,10 +58,7 @@ std::string pick_at(const Global& g, engine::Repo& repo, const engine::AddReques
   std::size_t w = 0;
   for (const auto& e : history.entries) w = std::max(w, e.id.size());
   for (std::size_t i = 0; i < history.entries.size(); ++i) {
-    const auto& e = history.entries[i];
-    std::string when = e.when.value_or("").substr(0, 16);
-    std::replace(when.begin(), when.end(), 'T', ' ');
-    std::string line = rjust(std::to_string(i + 1), 3) + ".   " + ljust(e.id, w) + "  " + ljust(when, 16) + "  " + e.message;
+    std::string line = rjust(std::to_string(i + 1), 3) + ".   " + history_line(history.entries[i], w);
     g.json ? err(line) : out(line);  // both redact
   }
   std::ostream& tty = g.json ? std::cerr : std::cout;

@@ -11,6 +11,7 @@
 #include "tether/engine/gc.hpp"
 #include "tether/engine/plan.hpp"
 #include "tether/errors.hpp"
+#include "tether/sdk/types.hpp"
 #include "tether/model/json.hpp"
 
 namespace tether::cli {
@@ -24,6 +25,12 @@ std::unique_ptr<engine::Repo> open_repo() {
 
 std::string rjust(const std::string& s, std::size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
 std::string ljust(const std::string& s, std::size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
+
+std::string history_line(const sdk::HistoryEntry& e, std::size_t id_width) {
+  std::string when = e.when.value_or("").substr(0, 16);
+  std::replace(when.begin(), when.end(), 'T', ' ');
+  return ljust(e.id, id_width) + "  " + ljust(when, 16) + "  " + e.message;
+}
 
 void apply_sets(nlohmann::json& locator, const std::vector<std::string>& sets) {
   for (const auto& kv : sets) {

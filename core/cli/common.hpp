@@ -19,6 +19,9 @@
 namespace tether::engine {
 struct GcReport;  // tether/engine/gc.hpp
 }
+namespace tether::sdk {
+struct HistoryEntry;  // tether/sdk/types.hpp
+}
 
 namespace tether::cli {
 
@@ -28,6 +31,9 @@ std::string ljust(const std::string& s, std::size_t w);
 // `--set k=v` (repeatable) into a locator: string values, split on the first '='; a
 // malformed one is refused (`--set expects key=value, got 'x'`).
 void apply_sets(nlohmann::json& locator, const std::vector<std::string>& sets);
+// A history entry as `tether log` (and `add --pick`) print it: `<id, padded to id_width>
+// <YYYY-MM-DD HH:MM>  <message>`, without log's leading indent and refs.
+std::string history_line(const sdk::HistoryEntry& e, std::size_t id_width);
 
 // The plan text (docs/cli.md, "Plans"): `plan: <command> (N write(s))`, one aligned line per
 // action, notes.

@@ -38,11 +38,7 @@ int run_log(const Global& g, const LogOptions& o) {
   std::size_t w = 0;
   for (const auto& e : history.entries) w = std::max(w, e.id.size());
   for (const auto& e : history.entries) {
-    std::string when = e.when.value_or("");
-    for (auto& c : when)
-      if (c == 'T') c = ' ';
-    when = when.substr(0, 16);
-    std::string line = "  " + ljust(e.id, w) + "  " + ljust(when, 16) + "  " + e.message;
+    std::string line = "  " + history_line(e, w);
     if (!e.refs.empty()) {
       std::string refs;
       for (const auto& r : e.refs) refs += (refs.empty() ? "" : ", ") + r;
