@@ -425,8 +425,8 @@ int main(int argc, char** argv) {
   for (const auto& c : kCommands) known = known || std::strcmp(c.name, invoked) == 0;
   for (const auto& c : kCommands)
     if (!known || std::strcmp(c.name, invoked) == 0) c.define(*app.add_subcommand(c.name, c.description), parsed);
-  if (!known) app.add_subcommand("help", "show this help, or a command's (tether help COMMAND)");
   if (!known) {
+    app.add_subcommand("help", "show this help, or a command's (tether help COMMAND)");
     auto* completion = app.add_subcommand("completion", "print the bash completion script (tether completion bash)");
     auto shell = std::make_shared<std::string>();
     completion->add_option("shell", *shell, "the shell: bash")->required()->check(CLI::IsMember({"bash"}));

@@ -165,10 +165,10 @@ WalkTree walk_directory(const std::string& root, const WalkHook& hook) {
   std::vector<Pending> queue;
   std::mutex mu;
   std::condition_variable cv;
-  std::size_t busy = 0;
+  std::atomic<std::size_t> busy{0};  // directories being scanned; changed under `mu`
   // Read without the lock: a stale answer only costs a thread too many or too few.
-  std::atomic<std::size_t> queued{0}, scanning{0};
-  auto alone = [&] { return queued.load() == 0 && scanning.load() == 1; };
+  std::atomic<std::size_t> queued{0};  // queue.size(), changed under `mu`
+  auto alone = [&] { return queued.load() == 0 && busy.load() == 1; };
   std::exception_ptr error;
   // Under `mu`: stores a scanned node and queues its subdirectories as new nodes.
   auto adopt = [&](const std::string& rel_dir, uint32_t id, WalkNode node) {
@@ -195,7 +195,7 @@ WalkTree walk_directory(const std::string& root, const WalkHook& hook) {
       Pending job = std::move(queue.back());
       queue.pop_back();
       queued = queue.size();
-      scanning = ++busy;
+      ++busy;
       lock.unlock();
       WalkNode node;
       std::exception_ptr failed;
@@ -206,7 +206,7 @@ WalkTree walk_directory(const std::string& root, const WalkHook& hook) {
         failed = std::current_exception();
       }
       lock.lock();
-      scanning = --busy;
+      --busy;
       if (failed && !error) error = failed;
       if (!failed) {
         try {
