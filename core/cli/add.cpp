@@ -88,10 +88,15 @@ int run_add(const Global& g, const AddOptions& o) {
   }
   auto r = engine::add(*repo, req);
   if (g.json) print_json(r.to_json());
-  else out("added " + r.key + " (" + r.kind + (r.created ? ", created" : "") + ")" + (r.at ? " at " + *r.at : ""));
+  else {
+    out("added " + r.key + " (" + r.kind + (r.created ? ", created" : "") + ")" + (r.at ? " at " + *r.at : ""));
+    if (r.fork) out("  " + r.key + " -> " + *r.fork + " (this bookmark's branch)");
+  }
+  for (const auto& w : r.warnings) warning(w);
   // On stderr under --json too: JSON carries `created` and `maturity`, a log keeps the why.
   if (r.created)
-    note("the store lifecycle (`--create`) is experimental: a created store is deleted only by an explicit gc step");
+    note("the store lifecycle (`--create`, `gc --delete-stores`) is experimental: deleting a store has no `repair`; "
+         "see docs/cli.md#gc");
   if (r.maturity != "stable")
     note("the " + r.kind + " backend is " + r.maturity + ": its whole lifecycle has not yet run against the real system in CI (`tether backends`, docs/backends.md)");
   return 0;

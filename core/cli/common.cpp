@@ -118,6 +118,16 @@ void print_gc_report(const engine::GcReport& r) {
   }
   if (std::size_t n = count(r.forgotten_working_refs)) out("forgot " + std::to_string(n) + " working ref(s) of removed object(s)");
   if (!r.deleted_listings.empty()) out("deleted " + std::to_string(r.deleted_listings.size()) + " orphan listing(s)");
+  if (!r.deleted_stores.empty()) {
+    out("deleted " + std::to_string(r.deleted_stores.size()) + " created store(s)");
+    for (const auto& [key, where] : r.deleted_stores) out("  " + key + ": " + where);
+  }
+  if (!r.kept_stores.empty()) {
+    out(yellow("kept " + std::to_string(r.kept_stores.size()) + " unreferenced created store(s)"));
+    for (const auto& [key, why] : r.kept_stores) out("  " + key + ": " + why);
+  }
+  if (!r.forgotten_stores.empty())
+    out("forgot " + std::to_string(r.forgotten_stores.size()) + " store(s) with nothing of tether's left in them");
 }
 
 int gc_exit(const engine::GcReport& r) {

@@ -15,6 +15,9 @@ int run_drop(const Global& g, const DropOptions& o) {
   opt.bookmark = o.bookmark;
   opt.to = o.to;
   opt.force_prune = o.force_prune;
+  opt.delete_stores = o.delete_stores;
+  if (opt.delete_stores && !g.json)
+    note("reclaiming created stores is experimental: `delete-store` has no `repair`; read the plan");
   if (o.no_dry_run && (o.plan.dry_run || o.plan.plan_file)) throw ConfigError("--no-dry-run cannot be combined with --dry-run or --plan");
   opt.saved = load_saved_plan(o.plan, "drop");
   opt.dry_run = !o.no_dry_run && !opt.saved;

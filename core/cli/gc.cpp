@@ -7,6 +7,7 @@
 #include "tether/engine/gc.hpp"
 #include "tether/engine/repo.hpp"
 #include "tether/errors.hpp"
+#include "tether/model/json.hpp"
 
 namespace tether::cli {
 
@@ -19,6 +20,17 @@ int run_gc(const Global& g, const GcOptions& o) {
   opt.release_foreign = o.release_foreign;
   opt.listings_only = o.listings;
   opt.keep_bookmarks = o.keep_bookmarks;
+  opt.delete_stores = o.delete_stores;
+  opt.cwd = std::filesystem::current_path();
+  for (const auto& s : o.stores) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      throw ConfigError("--store expects KIND=LOCATOR, got " + model::py_repr(s));
+    opt.stores.emplace_back(s.substr(0, eq), nlohmann::json{{"uri", s.substr(eq + 1)}});
+  }
+  if ((opt.delete_stores || !opt.stores.empty()) && !g.json)
+    note("reclaiming created stores is experimental: `delete-store` has no `repair`; fetch every bookmark first, and "
+         "read the plan");
   if (o.no_dry_run && (o.plan.dry_run || o.plan.plan_file)) throw ConfigError("--no-dry-run cannot be combined with --dry-run or --plan");
   opt.saved = load_saved_plan(o.plan, "gc");
   opt.dry_run = !o.no_dry_run && !opt.saved;

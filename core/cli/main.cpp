@@ -225,6 +225,9 @@ void define_gc(CLI::App& c, Parsed& p) {
   c.add_option("--keep-bookmark", o->keep_bookmarks, "treat this bookmark as live (repeatable)");
   c.add_flag("--release-foreign", o->release_foreign, "also release unreferenced pins this clone did not create");
   c.add_flag("--listings", o->listings, "only delete orphaned listings; ask no store anything");
+  c.add_flag("--delete-stores", o->delete_stores,
+             "experimental: also delete the stores `add --create` made that nothing references and that hold nothing else");
+  c.add_option("--store", o->stores, "KIND=LOCATOR: also consider this store (its owner marker must name this dataset; repeatable; implies --delete-stores)");
   add_plan_flags(c, o->plan);
   add_json(c, p);
 }
@@ -243,6 +246,7 @@ void define_drop(CLI::App& c, Parsed& p) {
   c.add_option("--to", o->to, "where this checkout goes if it is on the bookmark (default: the trunk)");
   c.add_flag("--no-dry-run", o->no_dry_run, "apply the plan");
   c.add_flag("--force-prune", o->force_prune, "delete its branches even when they hold unpinned writes");
+  c.add_flag("--delete-stores", o->delete_stores, "experimental: also delete the stores `add --create` made that go with it");
   add_plan_flags(c, o->plan);
   add_json(c, p);
 }

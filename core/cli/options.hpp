@@ -95,6 +95,8 @@ struct LogOptions {
 struct GcOptions {
   bool no_dry_run = false;
   bool prune_bookmarks = false, prune_workspaces = false, force_prune = false, release_foreign = false, listings = false;
+  bool delete_stores = false;
+  std::vector<std::string> stores;  // KIND=LOCATOR
   std::vector<std::string> keep_bookmarks;
   PlanFlags plan;
 };
@@ -106,7 +108,7 @@ struct AbandonOptions {
 struct DropOptions {
   std::string bookmark;
   std::optional<std::string> to;
-  bool no_dry_run = false, force_prune = false;
+  bool no_dry_run = false, force_prune = false, delete_stores = false;
   PlanFlags plan;
 };
 struct ForgetWorkspaceOptions {

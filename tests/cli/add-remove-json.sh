@@ -11,7 +11,7 @@ mkdir -p "$DS/data/raw" sub && echo x >"$DS/data/raw/x"
 cd sub
 ok tether add raw ../data/raw --kind file --set note=hello --json
 cd "$DS"
-eq "$(json 'sorted(j)')" "['at', 'created', 'key', 'kind', 'locator', 'maturity']"
+eq "$(json 'sorted(j)')" "['at', 'created', 'fork', 'key', 'kind', 'locator', 'maturity']"
 eq "$(json 'j["key"]')" "raw"
 eq "$(json 'j["kind"]')" "file"
 eq "$(json 'j["locator"]["uri"]')" "$DS/data/raw" "locator as stored (absolute)"

@@ -11,6 +11,7 @@
 #include "tether/model/fsutil.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/keys.hpp"
+#include "tether/model/names.hpp"
 #include "tether/model/workspace.hpp"
 
 namespace fs = std::filesystem;
@@ -95,19 +96,52 @@ AddResult add(Repo& repo, const AddRequest& request) {
         throw ConfigError(*path + " does not exist; check the path (relative paths are from the current directory), or pass --create to make an empty " + req.kind + " store there");
     }
 
-  AddResult res{req.key, req.kind, std::nullopt, false, desc.maturity};
+  AddResult res;
+  res.key = req.key;
+  res.kind = req.kind;
+  res.maturity = desc.maturity;
   if (m.locator.contains("at") && m.locator["at"].is_string()) res.at = m.locator["at"].get<std::string>();
   Json pre{{"objects", Json{{req.key, nullptr}}}, {"workspace", model::workspace_to_toml(*cx.workspace)}};
+  Json result{{"key", req.key}};
+  std::optional<std::pair<std::string, Json>> fork;  // the bookmark's branch of a created store, and where it starts
   if (req.create) {
     if (!(b.capabilities() & sdk::kCreate)) throw CapabilityError(req.kind + " backend cannot create a store", req.key);
-    b.create(m.locator, cx.dataset_id, req.key);
+    const Json initial = b.create(m.locator, cx.dataset_id, req.key);
     m.origin = "created";
     res.created = true;
+    // Recorded at once, so that `gc --delete-stores` can reclaim it whatever happens next.
+    CreatedStore rec;
+    rec.dataset_id = cx.dataset_id;
+    rec.kind = req.kind;
+    rec.key = req.key;
+    rec.bookmark = cx.workspace->bookmark.value_or("");
+    rec.identity = b.identity(m.locator, req.key);
+    rec.locator = m.locator;
+    if (auto failed = created_index(cx).record(rec))
+      res.warnings.push_back("could not record " + req.key + " in the created-stores index (" + *failed +
+                             "); `gc --delete-stores --store " + req.kind + "=...` names it instead");
+    result["created"] = Json{{"kind", req.kind}, {"locator", m.locator}, {"identity", rec.identity}};
+    // On a bookmark other than the trunk, the bookmark writes to its own branch from the start,
+    // as `new` would have made it had the object existed then.
+    if (!on_trunk(cx) && (b.effective_capabilities(m.locator, Json::object(), req.key) & sdk::kFork)) {
+      const std::string name = model::working_ref_name(cx.dataset_id, *cx.workspace->bookmark);
+      try {
+        std::string ref = b.fork(m.locator, sdk::Source::of_state(initial), name, sdk::Expected::absent(), req.key);
+        fork.emplace(std::move(ref), initial);
+        result["fork"] = fork->first;
+        res.fork = fork->first;
+      } catch (const std::exception& e) {
+        res.warnings.push_back("could not fork " + name + " for " + req.key + " (" + e.what() + "); `tether new " +
+                               *cx.workspace->bookmark + "` forks it");
+      }
+    }
   }
-  Json result{{"key", req.key}};
-  if (res.created) result["created"] = Json{{"kind", req.kind}, {"locator", m.locator}};
   res.locator = m.locator;
   register_object(cx, std::move(m));
+  if (fork) {
+    cx.workspace->working_refs[req.key] = fork->first;
+    cx.workspace->fork_points[req.key] = fork->second;
+  }
   write_workspace(cx);
   log_op(cx, "add", pre, result);
   return res;
@@ -119,6 +153,7 @@ Json AddResult::to_json() const {
               {"locator", locator},
               {"at", at ? Json(*at) : Json(nullptr)},
               {"created", created},
+              {"fork", fork ? Json(*fork) : Json(nullptr)},
               {"maturity", maturity}};
 }
 

@@ -66,6 +66,7 @@ struct Lock {
 
 class OpLog;
 class PinIndex;
+class CreatedIndex;
 struct OpEntry;
 struct Plan;
 struct SnapshotResult;
@@ -93,9 +94,10 @@ SnapshotResult fingerprint_keys(Context& cx, const std::vector<std::string>& key
 // The time from the Services clock: `...T12:00:00.123456+00:00`, or whole seconds.
 std::string now_iso(const Context& cx);
 std::string now_iso_seconds(const Context& cx);
-// The journal and the pinned index, stamped by that clock.
+// The journal and the pinned and created-stores indexes, stamped by that clock.
 OpLog op_log(const Context& cx);
 PinIndex pin_index(const Context& cx);
+CreatedIndex created_index(const Context& cx);
 void log_op(Context& cx, const std::string& command, const Json& pre, const Json& result);
 
 // ---- the op log (support.cpp) ----

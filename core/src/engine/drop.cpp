@@ -32,6 +32,7 @@ struct DropPayload {
   std::vector<std::string> commits;
   std::optional<std::string> leave;  // the destination, when this checkout is on the bookmark
   bool force_prune = false;
+  bool delete_stores = false;  // written only when set
   std::string workspace_id;
   std::optional<std::string> vcs_head;
   std::string history_digest;
@@ -46,6 +47,7 @@ struct DropPayload {
            {"vcs_head", vcs_head ? Json(*vcs_head) : Json(nullptr)},
            {"history_digest", history_digest}};
     if (!unreachable.empty()) j["unreachable"] = unreachable;
+    if (delete_stores) j["delete_stores"] = true;
     return j;
   }
   static DropPayload from(const Plan& plan) {
@@ -55,6 +57,10 @@ struct DropPayload {
     p.commits = r.strings("commits");
     p.leave = r.string_or_null("leave");
     p.force_prune = r.boolean("force_prune");
+    if (const Json* d = r.find("delete_stores")) {
+      if (!d->is_boolean()) r.refuse("delete_stores", "is not a boolean");
+      p.delete_stores = d->get<bool>();
+    }
     p.workspace_id = r.string("workspace_id");
     p.vcs_head = r.string_or_null("vcs_head");
     p.history_digest = r.string("history_digest");
@@ -105,6 +111,7 @@ static Plan plan_drop(Context& cx, const DropOptions& opt) {
   payload.commits = commits;
   if (here) payload.leave = dest;
   payload.force_prune = opt.force_prune;
+  payload.delete_stores = opt.delete_stores;
   payload.workspace_id = cx.workspace->workspace_id;
   payload.vcs_head = head;
   payload.history_digest = cx.vcs->history_digest();
@@ -142,6 +149,7 @@ static Plan plan_drop(Context& cx, const DropOptions& opt) {
   GcOptions g;
   g.prune_bookmarks = true;
   g.force_prune = opt.force_prune;
+  g.delete_stores = opt.delete_stores;
   Plan preview = plan_gc(cx, g, scope);
   for (const auto& a : preview.actions)
     if (a.op != PlanOp::ForgetWorkingRef) plan.actions.push_back(a);
@@ -217,6 +225,7 @@ static DropResult apply_drop(Context& cx, const Plan& plan) {
     GcOptions g;
     g.prune_bookmarks = true;
     g.force_prune = ctx.force_prune;
+    g.delete_stores = ctx.delete_stores;
     Plan gc_plan = plan_gc(cx, g, scope);
     std::erase_if(gc_plan.actions, [](const PlanAction& a) { return a.op == PlanOp::ForgetWorkingRef; });
     res.gc = gc_plan.writes() > 0 || !plan_unreachable(gc_plan).empty() ? apply_gc(cx, gc_plan, op_id) : GcReport{};
@@ -249,6 +258,7 @@ DropResult drop(Repo& repo, const DropOptions& opt) {
     again.bookmark = ctx.bookmark;
     again.to = ctx.leave;
     again.force_prune = ctx.force_prune;
+    again.delete_stores = ctx.delete_stores;
     require_rederived(p, plan_drop(cx, again));
   };
   return run_planned<DropResult>(

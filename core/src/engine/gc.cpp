@@ -63,6 +63,8 @@ struct GcPayload {
   std::string history_digest;
   std::size_t commits = 0;  // how many commits the plan walked
   std::map<std::string, std::string> unreachable;  // written only when any
+  bool delete_stores = false;                       // written only when set (with the stores named)
+  std::vector<std::pair<std::string, Json>> stores;
 
   Json to_json() const {
     Json j{{"workspace_id", workspace_id},
@@ -78,6 +80,12 @@ struct GcPayload {
            {"history_digest", history_digest},
            {"commits", commits}};
     if (!unreachable.empty()) j["unreachable"] = unreachable;
+    if (delete_stores) {
+      j["delete_stores"] = true;
+      Json named = Json::array();
+      for (const auto& [kind, loc] : stores) named.push_back(Json::array({kind, loc}));
+      j["stores"] = named;
+    }
     return j;
   }
   static GcPayload from(const Plan& plan) {
@@ -96,6 +104,18 @@ struct GcPayload {
     p.history_digest = r.string("history_digest");
     p.commits = r.count("commits");
     p.unreachable = unreachable_of(r);
+    if (const Json* d = r.find("delete_stores")) {
+      if (!d->is_boolean()) r.refuse("delete_stores", "is not a boolean");
+      p.delete_stores = d->get<bool>();
+    }
+    if (const Json* named = r.find("stores")) {
+      if (!named->is_array()) r.refuse("stores", "is not a list of [kind, locator]");
+      for (const auto& e : *named) {
+        if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_object())
+          r.refuse("stores", "is not a list of [kind, locator]");
+        p.stores.emplace_back(e[0].get<std::string>(), e[1]);
+      }
+    }
     return p;
   }
 };
@@ -136,7 +156,7 @@ void add_to(std::map<std::string, std::vector<std::string>>& m, const std::strin
 
 bool GcReport::wrote_anything() const {
   return !unpinned.empty() || !deleted_working_refs.empty() || !forgotten_working_refs.empty() ||
-         !deleted_listings.empty();
+         !deleted_listings.empty() || !deleted_stores.empty() || !forgotten_stores.empty();
 }
 
 Json GcReport::to_json() const {
@@ -146,8 +166,12 @@ Json GcReport::to_json() const {
          {"deleted_working_refs", deleted_working_refs},
          {"kept_working_refs", kept_working_refs},
          {"forgotten_working_refs", forgotten_working_refs},
-         {"deleted_listings", deleted_listings}};
-  for (const char* k : {"unpinned", "kept_pins", "deleted_working_refs", "kept_working_refs", "forgotten_working_refs"})
+         {"deleted_listings", deleted_listings},
+         {"deleted_stores", deleted_stores},
+         {"kept_stores", kept_stores},
+         {"forgotten_stores", forgotten_stores}};
+  for (const char* k : {"unpinned", "kept_pins", "deleted_working_refs", "kept_working_refs", "forgotten_working_refs",
+                        "deleted_stores", "kept_stores"})
     if (j[k].is_null()) j[k] = Json::object();
   if (!failed.empty()) j["failed"] = failed;
   return j;
@@ -183,6 +207,8 @@ struct GcPlanner {
   std::map<std::string, std::string> group_of;  // canonical [kind, locator] -> group ("" = unknown kind)
   std::map<std::string, Json> identity_of;      // canonical [kind, locator] -> identity
   std::set<std::string> unknown_kinds;
+  std::set<std::string> named_stores;  // "<kind>\n<canonical identity>" of every store a manifest names
+  bool unreadable_manifest = false;    // a manifest that does not parse may name any store
   std::set<std::string> notes_once;
   std::vector<std::string> notes;
   bool have_listings = false;
@@ -217,6 +243,7 @@ struct GcPlanner {
       if (opt.prune_bookmarks || opt.prune_workspaces || scope.only_bookmark) plan_branches();
     }
     plan_listings();
+    if (!opt.listings_only) plan_stores();
     payload.unreachable = std::move(unreachable);
     plan.context = payload.to_json();
     plan.notes = std::move(notes);
@@ -250,6 +277,7 @@ struct GcPlanner {
                  r.pin_id.empty() ? nullptr : &pin_id, r.recoverable, false);
     } catch (const Json::exception& e) {  // only an index damaged on disk gives invalid JSON
       if (!pin_id.empty()) loose_pins.insert(pin_id);
+      unreadable_manifest = true;
       note(source + " cannot be read from the history index (" + e.what() + "); its pin is kept");
     }
   }
@@ -265,6 +293,7 @@ struct GcPlanner {
         auto& b = cx.backend(kind);
         name = kind + "|" + b.ref_namespace(loc, key);
         identity_of[sig] = b.identity(loc, key);
+        named_stores.insert(kind + "\n" + support::canonical_json(identity_of[sig]));
       } catch (const std::exception& e) {
         if (unknown_kinds.insert(kind).second)
           note(kind + ": its backend is not usable here (" + std::string(e.what()) +
@@ -319,6 +348,7 @@ struct GcPlanner {
     } catch (const ConfigError& e) {
       auto ids = pin_ids_in(text);
       loose_pins.insert(ids.begin(), ids.end());
+      unreadable_manifest = true;
       note(source + " cannot be read (" + e.what() + "); every pin id it mentions is kept");
     }
   }
@@ -441,6 +471,8 @@ struct GcPlanner {
     payload.force_prune = opt.force_prune;
     payload.release_foreign = opt.release_foreign;
     payload.listings_only = opt.listings_only;
+    payload.delete_stores = opt.delete_stores || !opt.stores.empty();
+    payload.stores = opt.stores;
     payload.scope = scope.only_bookmark;
     payload.manifest_hash = manifest_hash;
     payload.vcs_head = head;
@@ -712,6 +744,197 @@ struct GcPlanner {
       if (!listing_refs.count(f.string()))
         plan.actions.push_back({PlanOp::DeleteListing, "", "", f.string(), "unreferenced", Json::object()});
   }
+
+  // ---- 9. stores `add --create` made that nothing references (experimental, --delete-stores) ----
+  struct StoreCandidate {
+    std::string kind, key, bookmark, where;
+    Json locator, identity;
+    bool named_by_option = false;  // --store: not in the created-stores index
+  };
+
+  static std::string where_of(const Json& locator) {
+    for (const char* k : {"uri", "path"})
+      if (auto it = locator.find(k); it != locator.end() && it->is_string()) return it->get<std::string>();
+    return support::canonical_json(locator);
+  }
+
+  std::vector<StoreCandidate> store_candidates() {
+    std::vector<StoreCandidate> out;
+    std::set<std::string> seen;
+    for (auto& c : created_index(cx).stores()) {
+      if (c.dataset_id != cx.dataset_id || !seen.insert(c.store_id()).second) continue;
+      out.push_back({c.kind, c.key, c.bookmark, where_of(c.locator), c.locator, c.identity, false});
+    }
+    for (const auto& [kind, loc] : opt.stores) {
+      StoreCandidate sc{kind, "", "", where_of(loc), loc, Json(nullptr), true};
+      try {
+        auto& b = cx.backend(kind);
+        sc.identity = b.identity(loc, "");
+        sc.key = b.default_key(loc, sc.where).value_or(sc.where);
+      } catch (const std::exception& e) {
+        note(sc.where + ": not a " + kind + " store tether can ask (" + e.what() + "); not deleted");
+        continue;
+      }
+      if (seen.insert(kind + "\n" + support::canonical_json(sc.identity)).second) out.push_back(std::move(sc));
+    }
+    return out;
+  }
+
+  void plan_stores() {
+    if (!payload.delete_stores) return;
+    if (unreadable_manifest) {
+      note("no store is deleted: a manifest that cannot be read may name one");
+      return;
+    }
+    std::vector<PlanAction> deletes;  // every delete-store runs last
+    std::size_t in_use = 0;
+    for (auto& sc : store_candidates()) {
+      const std::string label = sc.key.empty() ? sc.where : sc.key;
+      auto keep = [&](const std::string& why) {
+        plan.actions.push_back({PlanOp::KeepStore, sc.key, sc.kind, sc.where, why, Json{{"locator", sc.locator}}});
+      };
+      host::BackendProxy* bp = nullptr;
+      try {
+        bp = &cx.backend(sc.kind);
+      } catch (const std::exception& e) {
+        keep(std::string("its backend is not usable here (") + e.what() + ")");
+        continue;
+      }
+      auto& b = *bp;
+      // Named by a manifest (by the identity recorded, or by the one its locator has now): in use.
+      std::optional<Json> now_identity;
+      try {
+        now_identity = b.identity(sc.locator, sc.key);
+      } catch (const std::exception&) {
+      }
+      if (named_stores.count(sc.kind + "\n" + support::canonical_json(sc.identity)) ||
+          (now_identity && named_stores.count(sc.kind + "\n" + support::canonical_json(*now_identity)))) {
+        if (sc.named_by_option) note(sc.where + ": a manifest names it; not deleted");
+        else ++in_use;
+        continue;
+      }
+      if (!(b.capabilities() & sdk::kCreate)) {
+        keep("the " + sc.kind + " backend cannot delete stores");
+        continue;
+      }
+      std::optional<std::string> owner;
+      try {
+        owner = b.owner(sc.locator, sc.key);
+      } catch (const std::exception& e) {
+        keep(std::string("cannot read its owner marker (") + e.what() + ")");
+        unreachable[label + " (store)"] = std::string("cannot read its owner marker: ") + e.what();
+        continue;
+      }
+      const Json forget_params{{"locator", sc.locator}, {"identity", sc.identity}};
+      if (!owner) {
+        if (sc.named_by_option) note(sc.where + ": no owner marker of tether's is in it; not deleted");
+        else
+          plan.actions.push_back({PlanOp::ForgetStore, sc.key, sc.kind, sc.where,
+                                  "no owner marker: the store is gone, or is no longer tether's", forget_params});
+        continue;
+      }
+      if (*owner != cx.dataset_id) {
+        note(label + ": its owner marker names dataset " + *owner + "; left alone");
+        continue;
+      }
+      plan_store(sc, b, deletes);
+    }
+    for (auto& a : deletes) plan.actions.push_back(std::move(a));
+    if (in_use) note(std::to_string(in_use) + " created store(s) still named by a manifest (in history or a checkout) are kept");
+  }
+
+  // One store of this dataset that nothing names: everything of tether's in it released by
+  // this plan, and then the store, when the backend confirms nothing else is in it.
+  void plan_store(const StoreCandidate& sc, host::BackendProxy& b, std::vector<PlanAction>& deletes) {
+    auto keep = [&](const std::string& why) {
+      plan.actions.push_back({PlanOp::KeepStore, sc.key, sc.kind, sc.where, why, Json{{"locator", sc.locator}}});
+    };
+    const uint32_t caps = b.capabilities();
+    std::vector<std::string> pins, branches;
+    try {
+      if (caps & sdk::kPin)
+        for (auto& id : b.list_pins(sc.locator, sc.key))
+          if (model::pin_dataset(id) == cx.dataset_id) pins.push_back(std::move(id));
+      if (caps & sdk::kFork)
+        for (auto& ref : b.list_working_refs(sc.locator, sc.key))
+          if (auto parts = model::parse_working_ref(ref); parts && parts->dataset_id == cx.dataset_id.substr(0, 8))
+            branches.push_back(std::move(ref));
+    } catch (const std::exception& e) {
+      keep(std::string("cannot list its refs (") + e.what() + ")");
+      return;
+    }
+    // What stops the deletion: a hard stop, or what --force-prune overrides.
+    std::vector<std::string> hard, soft;
+    std::set<std::string> known = pin_index(cx).known();
+    known.insert(created_here.begin(), created_here.end());
+    std::size_t unfinished = 0, foreign = 0;
+    for (const auto& id : pins) {
+      if (inflight.count(id)) ++unfinished;
+      else if (!known.count(id) && !opt.release_foreign) ++foreign;
+    }
+    if (unfinished) hard.push_back(std::to_string(unfinished) + " pin(s) of unfinished operation(s) (see `tether ops`)");
+    if (foreign) soft.push_back(std::to_string(foreign) + " pin(s) this clone did not make (--release-foreign releases them)");
+    if (!branches.empty()) {
+      const Live live = live_branches();
+      const std::string created_slug = sc.bookmark.empty() ? std::string() : model::bookmark_slug(sc.bookmark);
+      std::vector<std::string> unaccounted;
+      for (const auto& ref : branches) {
+        auto parts = model::parse_working_ref(ref);
+        const bool accounted =
+            parts && !parts->legacy() && (parts->tail == created_slug || live.slugs.count(parts->tail) ||
+                                          (scope.only_bookmark && parts->tail == model::bookmark_slug(*scope.only_bookmark)));
+        if (!accounted) unaccounted.push_back(ref);
+      }
+      if (!unaccounted.empty())
+        soft.push_back("holds branch(es) no bookmark here accounts for: " + join(unaccounted));
+      if (!opt.prune_bookmarks && !scope.only_bookmark)
+        soft.push_back("holds working branch(es) " + join(branches) + " (--prune-bookmarks releases them)");
+    }
+    if (!hard.empty() || (!soft.empty() && !opt.force_prune)) {
+      std::vector<std::string> why = hard;
+      why.insert(why.end(), soft.begin(), soft.end());
+      keep("kept: " + join(why, "; ") + (hard.empty() ? " (--force-prune deletes)" : ""));
+      return;
+    }
+    std::vector<std::string> ignoring;
+    for (const auto& id : pins) ignoring.push_back(model::pin_ref(id));
+    ignoring.insert(ignoring.end(), branches.begin(), branches.end());
+    std::optional<bool> empty;
+    try {
+      empty = b.is_ref_empty(sc.locator, ignoring, sc.key);
+    } catch (const std::exception& e) {
+      keep(std::string("cannot tell whether anything else is in it (") + e.what() + ")");
+      return;
+    }
+    if (!empty) {
+      keep("the " + sc.kind + " backend cannot tell whether anything else is in it");
+      return;
+    }
+    if (!*empty) {
+      keep("holds more than its initial state and tether's refs (data written, or refs tether did not make)");
+      return;
+    }
+    // The branches' heads, so the preflight sees a branch that moves meanwhile.
+    std::vector<PlanAction> contents;
+    for (const auto& ref : branches) {
+      try {
+        contents.push_back({PlanOp::DeleteBranch, sc.key, sc.kind, ref, "in store " + sc.where + ", which is deleted",
+                            Json{{"locator", sc.locator}, {"head", b.fingerprint(sc.locator, ref, sc.key)}}});
+      } catch (const std::exception& e) {
+        keep("cannot read its branch " + ref + " (" + e.what() + ")");
+        return;
+      }
+    }
+    for (const auto& id : pins)
+      contents.push_back({PlanOp::Unpin, sc.key, sc.kind, model::pin_ref(id), "in store " + sc.where + ", which is deleted",
+                          Json{{"locator", sc.locator}, {"pin_id", id}}});
+    for (auto& a : contents) plan.actions.push_back(std::move(a));
+    std::string detail = sc.named_by_option ? std::string("named by --store") : "made by `add --create`";
+    if (!sc.bookmark.empty()) detail += " on " + sc.bookmark;
+    detail += "; no manifest names it and nothing else is in it";
+    deletes.push_back({PlanOp::DeleteStore, sc.key, sc.kind, sc.where, detail,
+                       Json{{"locator", sc.locator}, {"identity", sc.identity}}});
+  }
 };
 
 Plan plan_gc(Context& cx, const GcOptions& opt, const GcScope& scope) { return GcPlanner(cx, opt, scope).run(); }
@@ -720,6 +943,42 @@ std::map<std::string, std::string> plan_unreachable(const Plan& plan) {
   // A gc plan's, or one of drop's, which carries its gc's; a plan that lists none has none.
   return unreachable_of(ContextReader{plan.context, plan.command.empty() ? "gc" : plan.command.c_str()});
 }
+
+namespace {
+
+// A store action's store, as the created-stores index names it.
+std::string store_id(const PlanAction& a) {
+  return a.kind + "\n" + support::canonical_json(a.params.value("identity", Json(nullptr)));
+}
+
+// A store's name in the report: its key, or also where it is when two share a key.
+std::string store_name(const std::map<std::string, std::string>& m, const PlanAction& a) {
+  const std::string k = a.key.empty() ? a.target : a.key;
+  return m.count(k) ? k + " (" + a.target + ")" : k;
+}
+
+// delete-store: the owner marker and emptiness asked again right before the irreversible
+// step, with nothing ignored (the plan's pins and branches are gone by now, and anything
+// written meanwhile keeps the store). False: kept, and reported as failed.
+bool delete_store(Context& cx, const PlanAction& a, GcReport& rep) {
+  auto& b = cx.backend(a.kind);
+  const Json& loc = a.params["locator"];
+  const auto owner = b.owner(loc, a.key);
+  std::optional<std::string> why;
+  if (owner != cx.dataset_id) why = "its owner marker " + (owner ? "names dataset " + *owner : std::string("is gone"));
+  else if (b.is_ref_empty(loc, {}, a.key) != true) why = "it is not empty any more";
+  if (why) {
+    rep.kept_stores[store_name(rep.kept_stores, a)] = *why;
+    rep.failed[(a.key.empty() ? a.target : a.key) + ": delete-store " + a.target] =
+        *why + " (checked again before deleting); kept";
+    return false;
+  }
+  b.delete_store(loc, a.key);
+  rep.deleted_stores[store_name(rep.deleted_stores, a)] = a.target;
+  return true;
+}
+
+}  // namespace
 
 GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string>& parent) {
   auto lock_c = lock_checkout(cx);
@@ -752,8 +1011,8 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
   auto progress = [&](const Json& rec) {
     if (op_id) oplog.progress(*op_id, rec);
   };
-  // Pins this clone created, so that a pin gc releases leaves the index too.
-  std::set<std::string> released;
+  // Pins this clone created, so that a pin gc releases leaves the index too; likewise stores.
+  std::set<std::string> released, stores_gone;
   for (const auto& a : plan.actions) {
     try {
       if (a.op == PlanOp::Unpin) {
@@ -793,6 +1052,17 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
         model::remove_checkout_file(tether_dir(cx) / "listings" / a.target);
         rep.deleted_listings.push_back(a.target);
         progress(Json{{"action", "delete-listing"}, {"target", a.target}});
+      } else if (a.op == PlanOp::DeleteStore) {
+        if (!delete_store(cx, a, rep)) continue;
+        stores_gone.insert(store_id(a));
+        progress(Json{{"action", "delete-store"}, {"key", a.key}, {"kind", a.kind}, {"where", a.target},
+                      {"locator", a.params["locator"]}});
+      } else if (a.op == PlanOp::KeepStore) {
+        rep.kept_stores[store_name(rep.kept_stores, a)] = a.detail;
+      } else if (a.op == PlanOp::ForgetStore) {
+        stores_gone.insert(store_id(a));
+        rep.forgotten_stores.push_back(a.key.empty() ? a.target : a.key);
+        progress(Json{{"action", "forget-store"}, {"key", a.key}, {"kind", a.kind}, {"where", a.target}});
       }
     } catch (const std::exception& e) {
       const std::string op(op_name(a.op));
@@ -806,6 +1076,11 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
   } catch (const std::exception& e) {
     rep.failed["pinned index"] = e.what();
   }
+  try {
+    created_index(cx).forget(cx.dataset_id, stores_gone);
+  } catch (const std::exception& e) {
+    rep.failed["created-stores index"] = e.what();
+  }
   if (!rep.forgotten_working_refs.empty()) write_workspace(cx);
   if (op_id) {
     Json result = rep.to_json();
@@ -816,8 +1091,11 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
   return rep;
 }
 
-GcReport gc(Repo& repo, const GcOptions& opt) {
+GcReport gc(Repo& repo, const GcOptions& given) {
   Context& cx = Context::of(repo);
+  GcOptions opt = given;
+  // --store KIND=LOCATOR: a local path means the same store from every directory.
+  for (auto& [kind, loc] : opt.stores) loc = stored_locator(cx.backend(kind), "", loc, opt.cwd);
   if (opt.force_prune && !opt.prune_bookmarks && !opt.prune_workspaces)
     throw ConfigError("--force-prune requires --prune-bookmarks (or --prune-workspaces)");
   auto lock_c = lock_checkout(cx);
@@ -834,6 +1112,8 @@ GcReport gc(Repo& repo, const GcOptions& opt) {
     again.release_foreign = ctx.release_foreign;
     again.listings_only = ctx.listings_only;
     again.keep_bookmarks = ctx.keep_bookmarks;
+    again.delete_stores = ctx.delete_stores;
+    again.stores = ctx.stores;
     if (ctx.scope) throw StalePlanError("the saved gc plan was made by abandon or drop; re-run the plan");
     require_rederived(p, plan_gc(cx, again, GcScope{}));
   };
@@ -883,6 +1163,14 @@ static std::vector<std::string> listing_names(const Json& result) {
       out.push_back(std::move(n));
   return out;
 }
+// The stores a gc deleted, as the op log's progress names them (key and where).
+static std::vector<std::string> deleted_stores(const Undoer& u) {
+  std::vector<std::string> out;
+  for (const auto& p : u.target.progress)
+    if (str_of(p, "action") == "delete-store") out.push_back("store " + str_of(p, "where") + " (" + str_of(p, "key") + ")");
+  return out;
+}
+static std::string store_gone() { return "deleted with everything in it; nothing brings it back (`add --create` makes a new, empty one)"; }
 static std::string recreate_hint() { return "`tether repair` recreates a bookmark's branches from its manifests"; }
 void undo_gc(Undoer& u) {
   const Json& r = u.target.result;
@@ -904,6 +1192,7 @@ void undo_gc(Undoer& u) {
     }
   }
   if (std::size_t pins = gc_pins(u)) u.irreversible.push_back(std::to_string(pins) + " pin(s) " + pins_deleted());
+  for (const auto& w : deleted_stores(u)) u.irreversible.push_back(w + ": " + store_gone());
   for (const auto& n : listing_names(r)) {
     auto text = u.cx.vcs->read_file("HEAD", vcs_path(u.cx, ".tether/listings/" + n));
     if (!text) {
@@ -927,6 +1216,7 @@ void plan_undo_gc(Undoer& u) {
     else u.act(PlanOp::RecreateBranch, key, kind, ref, "at " + model::short_state(head), Json{{"head", head}});
   }
   if (std::size_t pins = gc_pins(u)) u.act(PlanOp::Irreversible, "", "", std::to_string(pins) + " pin(s)", pins_deleted());
+  for (const auto& w : deleted_stores(u)) u.act(PlanOp::Irreversible, "", "", w, store_gone());
   for (const auto& n : listing_names(r)) {
     if (u.cx.vcs->read_file("HEAD", vcs_path(u.cx, ".tether/listings/" + n))) u.act(PlanOp::RestoreListing, "", "", n, "from the VCS");
     else u.act(PlanOp::Irreversible, "", "", "listing " + n, "not in the VCS either");

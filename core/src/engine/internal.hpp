@@ -218,6 +218,32 @@ class PinIndex {
   StampFn stamp_;
 };
 
+// `tether-created.jsonl` in the VCS shared dir (docs/FORMAT.md#the-created-stores-index): the
+// stores `add --create` made, the only ones `gc --delete-stores` may delete. One JSON line per
+// store `{"dataset_id", "kind", "identity", "locator", "key", "bookmark", "at"}`; set
+// semantics on (dataset_id, kind, identity), the last line wins; a torn or malformed line is
+// skipped; forgetting rewrites the file (temp + rename).
+struct CreatedStore {
+  std::string dataset_id, kind, key, bookmark, at;
+  Json identity, locator;
+  // (kind, identity) as one string: what two records of one store share.
+  std::string store_id() const;
+};
+class CreatedIndex {
+ public:
+  explicit CreatedIndex(std::filesystem::path path, StampFn stamp = {}) : path_(std::move(path)), stamp_(std::move(stamp)) {}
+  // Best effort, as the pinned index: a failure is returned as a message (the store exists).
+  std::optional<std::string> record(CreatedStore store);
+  // Every well-formed record, one per (dataset, store), in file order of their last line.
+  std::vector<CreatedStore> stores() const;
+  // Drops the records of `dataset_id` whose store_id() is in `store_ids`.
+  void forget(const std::string& dataset_id, const std::set<std::string>& store_ids);
+
+ private:
+  std::filesystem::path path_;
+  StampFn stamp_;
+};
+
 // What a gc is planned against besides the live repository: drop and abandon plan it as if
 // commits were already gone.
 struct GcScope {

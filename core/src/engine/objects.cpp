@@ -99,7 +99,7 @@ static std::optional<std::string> created_store(const Undoer& u) {
   if (u.target.command == "add" && u.target.result.contains("created")) return str_of(u.target.result, "key");
   return std::nullopt;
 }
-static std::string store_left() { return "is left for `gc` to reclaim once nothing references it"; }
+static std::string store_left() { return "stays; `tether gc --delete-stores` deletes it once nothing references it and nothing else is in it"; }
 void undo_objects(Undoer& u) {
   if (auto key = created_store(u)) u.irreversible.push_back(*key + ": the store it created " + store_left());
   u.restore_manifests();

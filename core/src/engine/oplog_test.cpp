@@ -122,3 +122,42 @@ TEST_CASE("PinIndex::known reads the top-level pin_id string of each well-formed
   index.release({"d1.0000000000000002"});
   CHECK(index.known() == std::set<std::string>{"d1.0000000000000001", "dup.last", "after.1"});
 }
+
+TEST_CASE("CreatedIndex keeps one record per dataset and store, skips malformed lines, forgets by store") {
+  TempDir tmp;
+  const auto path = tmp.path() / "tether-created.jsonl";
+  CreatedIndex index(path, [] { return std::string("2026-01-01T00:00:00+00:00"); });
+  CHECK(index.stores().empty());  // no file yet
+  CreatedStore a;
+  a.dataset_id = "d1";
+  a.kind = "file";
+  a.key = "raw";
+  a.bookmark = "main";
+  a.identity = Json{{"uri", "/data/raw"}};
+  a.locator = Json{{"uri", "/data/raw"}};
+  REQUIRE_FALSE(index.record(a));
+  CreatedStore b = a;
+  b.key = "code";
+  b.kind = "git";
+  b.identity = Json{{"path", "/data/code.git"}};
+  REQUIRE_FALSE(index.record(b));
+  append_raw(path, R"({"dataset_id": "d1", "kind": "file", "key": )");                           // torn
+  append_raw(path, R"({"dataset_id": "d1", "kind": "file", "key": "x", "identity": "/p", "locator": {}})");  // identity not an object
+  append_raw(path, R"({"dataset_id": 7, "kind": "file", "key": "x", "identity": {}, "locator": {}})");
+  append_raw(path, R"({"dataset_id": "d2", "kind": "file", "key": "other", "identity": {"uri": "/data/raw"}, "locator": {"uri": "/data/raw"}})");
+  CreatedStore again = a;
+  again.key = "raw2";  // the same store recorded again: the last record wins
+  REQUIRE_FALSE(index.record(again));
+  auto all = index.stores();
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].key == "raw2");
+  CHECK(all[0].at == "2026-01-01T00:00:00+00:00");
+  CHECK(all[0].bookmark == "main");
+  CHECK(all[1].key == "code");
+  CHECK(all[2].dataset_id == "d2");
+  index.forget("d1", {a.store_id()});
+  all = index.stores();
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].key == "code");
+  CHECK(all[1].dataset_id == "d2");  // another dataset's record of the same store stays
+}

@@ -422,6 +422,10 @@ PinIndex pin_index(const Context& cx) {
   return PinIndex(pinned_index_path(cx), [&cx] { return now_iso_seconds(cx); });
 }
 
+CreatedIndex created_index(const Context& cx) {
+  return CreatedIndex(cx.vcs->shared_dir() / "tether-created.jsonl", [&cx] { return now_iso_seconds(cx); });
+}
+
 void log_op(Context& cx, const std::string& command, const Json& pre, const Json& result) {
   OpLog log = op_log(cx);
   auto id = log.begin(command, pre);

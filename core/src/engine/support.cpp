@@ -22,6 +22,7 @@
 #include "tether/model/json.hpp"
 #include "tether/model/limits.hpp"
 #include "tether/model/toml.hpp"
+#include "tether/support/canonical_json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -465,6 +466,82 @@ void PinIndex::release(const std::set<std::string>& pin_ids) {
   for (const auto& j : read_lines(path_)) {
     auto it = j.find("pin_id");
     if (it != j.end() && it->is_string() && pin_ids.count(it->get<std::string>())) {
+      changed = true;
+      continue;
+    }
+    text += j.dump() + "\n";
+  }
+  if (changed) model::atomic_write_file(path_, text);
+}
+
+// ---- the created-stores index ----
+
+std::string CreatedStore::store_id() const { return kind + "\n" + support::canonical_json(identity); }
+
+namespace {
+std::optional<CreatedStore> created_of(const Json& j) {
+  auto s = [&](const char* k) -> const std::string* {
+    auto it = j.find(k);
+    return it != j.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+  };
+  if (!s("dataset_id") || !s("kind") || !s("key")) return std::nullopt;
+  auto id = j.find("identity");
+  auto loc = j.find("locator");
+  if (id == j.end() || !id->is_object() || loc == j.end() || !loc->is_object()) return std::nullopt;
+  CreatedStore c;
+  c.dataset_id = *s("dataset_id");
+  c.kind = *s("kind");
+  c.key = *s("key");
+  if (s("bookmark")) c.bookmark = *s("bookmark");
+  if (s("at")) c.at = *s("at");
+  c.identity = *id;
+  c.locator = *loc;
+  return c;
+}
+}  // namespace
+
+std::optional<std::string> CreatedIndex::record(CreatedStore c) {
+  try {
+    std::lock_guard lock(g_oplog);
+    fs::create_directories(path_.parent_path());
+    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) throw TetherError("cannot write " + path_.string() + ": " + std::strerror(errno));
+    if (c.at.empty()) c.at = stamp_or_now(stamp_);
+    append_line(fd, path_,
+                Json{{"dataset_id", c.dataset_id}, {"kind", c.kind}, {"identity", c.identity}, {"locator", c.locator},
+                     {"key", c.key}, {"bookmark", c.bookmark}, {"at", c.at}}
+                    .dump());
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
+
+std::vector<CreatedStore> CreatedIndex::stores() const {
+  std::vector<CreatedStore> out;
+  std::map<std::string, std::size_t> at;  // dataset + store id -> index in out
+  for (const auto& j : read_lines(path_)) {
+    auto c = created_of(j);
+    if (!c) continue;
+    const std::string id = c->dataset_id + "\n" + c->store_id();
+    if (auto it = at.find(id); it != at.end()) {
+      out[it->second] = std::move(*c);
+      continue;
+    }
+    at[id] = out.size();
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+void CreatedIndex::forget(const std::string& dataset_id, const std::set<std::string>& store_ids) {
+  std::error_code ec;
+  if (store_ids.empty() || !fs::exists(path_, ec)) return;
+  std::lock_guard lock(g_oplog);
+  std::string text;
+  bool changed = false;
+  for (const auto& j : read_lines(path_)) {
+    if (auto c = created_of(j); c && c->dataset_id == dataset_id && store_ids.count(c->store_id())) {
       changed = true;
       continue;
     }

@@ -17,6 +17,7 @@ struct DropOptions {
   std::string bookmark;
   std::optional<std::string> to;  // where this checkout goes if it is on the bookmark (default trunk)
   bool force_prune = false;
+  bool delete_stores = false;  // experimental: also the stores `add --create` made that go with it
   bool dry_run = true;
   std::optional<Plan> saved;
 };

@@ -2,6 +2,7 @@
 // listings nothing references any more. abandon --gc and drop report through GcReport too.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,12 @@ struct GcOptions {
   bool force_prune = false;       // ... also those holding unpinned writes
   bool release_foreign = false;   // unreferenced pins this clone did not create
   bool listings_only = false;     // only orphaned listings: no store is asked anything
+  // Experimental: delete the stores `add --create` made that nothing references any more
+  // (docs/cli.md#gc); `stores` names more by kind and locator (their owner marker must name
+  // this dataset). Stores imply delete_stores.
+  bool delete_stores = false;
+  std::vector<std::pair<std::string, Json>> stores;
+  std::filesystem::path cwd;  // what a relative path in `stores` is relative to
   std::vector<std::string> keep_bookmarks;
   std::optional<Plan> saved;
   ProgressFn reading;   // the commits the history index lacks, read from the VCS
@@ -33,6 +40,8 @@ struct GcReport {
   // key -> refs
   std::map<std::string, std::vector<std::string>> deleted_working_refs, kept_working_refs, forgotten_working_refs;
   std::vector<std::string> deleted_listings;
+  std::map<std::string, std::string> deleted_stores, kept_stores;  // key -> where / why
+  std::vector<std::string> forgotten_stores;                        // keys the created-stores index lets go
   std::map<std::string, std::string> failed;  // what -> why: the part that did not happen
   // What the plan could not list (a store, its branches) -> why; nothing of it is released.
   // Set on a dry run too, where `failed` is empty.

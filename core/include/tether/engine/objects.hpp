@@ -35,7 +35,9 @@ struct AddResult {
   bool created = false;
   std::string maturity;
   Json locator = Json::object();  // as the manifest stores it (local paths made absolute)
-  Json to_json() const;           // `tether add --json` (docs/cli.md)
+  std::optional<std::string> fork;    // --create on a bookmark other than the trunk: its branch
+  std::vector<std::string> warnings;  // what went wrong after the store was made (it stays registered)
+  Json to_json() const;               // `tether add --json` (docs/cli.md)
 };
 struct RemoveResult {
   std::string key, kind;
