@@ -151,7 +151,7 @@ std::shared_ptr<objstore::Store> FileBackend::store_for(const sdk::Locator& loca
   // A whole bucket written without its slash (s3://bucket) is still under [uris."s3://bucket/"].
   sdk::Locator lookup = locator;
   if (target.location.key.empty() && !target.uri.empty() && target.uri.back() != '/') lookup["uri"] = target.uri + "/";
-  objstore::Options options = resolve_options(configuration().defaults, secrets_for(lookup), locator, target.uri);
+  objstore::Options options = resolve_options(configuration().defaults, secret_rule_for(lookup), locator, target.uri);
   try {
     return stores_.get(target.location, options);
   } catch (const objstore::StoreError& e) {

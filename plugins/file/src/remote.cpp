@@ -29,14 +29,14 @@ std::optional<std::string> locator_region(const sdk::Locator& locator) {
   return it->get<std::string>();
 }
 
-objstore::Options resolve_options(const sdk::Json& defaults, const sdk::Json& settings, const sdk::Locator& locator,
+objstore::Options resolve_options(const sdk::Json& defaults, const sdk::Json& rule, const sdk::Locator& locator,
                                   const std::string& uri) {
   objstore::Options out;
   try {
-    // secrets_for replaces the defaults' storage_options with a rule's own: read both, the
-    // rule's over the defaults'.
+    // Each read on its own, so an error names where the option is: the kind's settings, or
+    // the object's rule; the rule's options over the kind's.
     out = objstore::options_from_settings(defaults, "[backends.file]");
-    out.merge(objstore::options_from_settings(settings, "the secrets for " + uri));
+    out.merge(objstore::options_from_settings(rule, "the secrets for " + uri));
   } catch (const objstore::StoreError& e) {
     throw RemoteError(uri + ": " + e.what() + "; fix it in .tether/secrets.toml", objstore::ErrorKind::Config);
   }

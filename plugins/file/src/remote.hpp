@@ -44,11 +44,10 @@ struct RemoteError : sdk::BackendError {
 };
 
 // The store options of one object: objstore::options_from_settings of the kind defaults,
-// then of `settings` (what sdk::Backend::secrets_for returned: the defaults with the matching
-// URI rule's keys over them; read apart because a rule's own storage_options table replaces
-// the defaults' there), then the locator's region. Throws RemoteError (kind Config) naming
+// then of the object's own secrets rule (sdk::Backend::secret_rule_for) over them, then the
+// locator's region. Throws RemoteError (kind Config) naming
 // `uri` for an unknown option, a bad value or a bad region.
-objstore::Options resolve_options(const sdk::Json& defaults, const sdk::Json& settings, const sdk::Locator& locator,
+objstore::Options resolve_options(const sdk::Json& defaults, const sdk::Json& rule, const sdk::Locator& locator,
                                   const std::string& uri);
 
 // The user-facing error for `e` on `target`: objstore::explain's way out (the secrets rule

@@ -456,22 +456,34 @@ class Backend {
   const ConfigureRequest& configuration() const { return config_; }
   void remember_configuration(const ConfigureRequest& r) { config_ = r; }
 
-  // Options for one object: the longest URI-prefix rule whose prefix starts the locator's
-  // first URI key, layered over the kind defaults.
-  Json secrets_for(const Locator& locator, const std::vector<std::string>& uri_keys = {"uri", "path"}) const {
-    Json out = config_.defaults.is_object() ? config_.defaults : Json::object();
+  // The one object's own `secrets.toml` entry: the longest URI-prefix rule whose prefix
+  // starts the locator's first non-empty URI key (the host folds exact `[objects."<key>"]`
+  // entries in as such rules), without the kind defaults; empty when none matches or the
+  // locator names no URI. For a plugin that must tell the object's own settings from the
+  // kind's (to say which one is wrong, or to layer them itself).
+  Json secret_rule_for(const Locator& locator, const std::vector<std::string>& uri_keys = {"uri", "path"}) const {
     std::string uri;
     for (const auto& k : uri_keys)
       if (locator.contains(k) && locator[k].is_string() && !locator[k].get<std::string>().empty()) {
         uri = locator[k].get<std::string>();
         break;
       }
-    if (uri.empty() || !config_.rules.is_object()) return out;
-    std::string best;
+    if (uri.empty() || !config_.rules.is_object()) return Json::object();
+    const Json* best = nullptr;
+    std::size_t best_len = 0;
     for (auto it = config_.rules.begin(); it != config_.rules.end(); ++it)
-      if (uri.rfind(it.key(), 0) == 0 && it.key().size() >= best.size() && it.value().is_object()) best = it.key();
-    if (best.empty() && !config_.rules.contains("")) return out;
-    for (auto it = config_.rules[best].begin(); it != config_.rules[best].end(); ++it) out[it.key()] = it.value();
+      if (it.value().is_object() && uri.rfind(it.key(), 0) == 0 && (!best || it.key().size() >= best_len)) {
+        best = &it.value();
+        best_len = it.key().size();
+      }
+    return best ? *best : Json::object();
+  }
+
+  // Options for one object: secret_rule_for's keys layered over the kind defaults.
+  Json secrets_for(const Locator& locator, const std::vector<std::string>& uri_keys = {"uri", "path"}) const {
+    Json out = config_.defaults.is_object() ? config_.defaults : Json::object();
+    const Json rule = secret_rule_for(locator, uri_keys);
+    for (auto it = rule.begin(); it != rule.end(); ++it) out[it.key()] = it.value();
     return out;
   }
 
