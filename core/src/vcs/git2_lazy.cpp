@@ -49,6 +49,8 @@ TETHER_GIT2(void, git_blob_free, (git_blob * blob), (blob))
 TETHER_GIT2(int, git_blob_lookup, (git_blob** blob, git_repository* repo, const git_oid* id), (blob, repo, id))
 TETHER_GIT2(const void*, git_blob_rawcontent, (const git_blob* blob), (blob))
 TETHER_GIT2(git_object_size_t, git_blob_rawsize, (const git_blob* blob), (blob))
+TETHER_GIT2(int, git_blob_create_from_buffer, (git_oid * id, git_repository* repo, const void* buffer, size_t len),
+            (id, repo, buffer, len))
 TETHER_GIT2(void, git_branch_iterator_free, (git_branch_iterator * iter), (iter))
 TETHER_GIT2(int, git_branch_iterator_new, (git_branch_iterator** out, git_repository* repo, git_branch_t list_flags),
             (out, repo, list_flags))
@@ -164,6 +166,9 @@ TETHER_GIT2(const git_oid*, git_tree_entry_id, (const git_tree_entry* entry), (e
 TETHER_GIT2(const char*, git_tree_entry_name, (const git_tree_entry* entry), (entry))
 TETHER_GIT2(git_object_t, git_tree_entry_type, (const git_tree_entry* entry), (entry))
 TETHER_GIT2(size_t, git_tree_entrycount, (const git_tree* tree), (tree))
+TETHER_GIT2(int, git_tree_create_updated,
+            (git_oid * out, git_repository* repo, git_tree* baseline, size_t nupdates, const git_tree_update* updates),
+            (out, repo, baseline, nupdates, updates))
 TETHER_GIT2(void, git_tree_free, (git_tree * tree), (tree))
 TETHER_GIT2(const git_oid*, git_tree_id, (const git_tree* tree), (tree))
 TETHER_GIT2(int, git_tree_lookup, (git_tree** out, git_repository* repo, const git_oid* id), (out, repo, id))

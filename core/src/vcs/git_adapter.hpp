@@ -60,6 +60,7 @@ class GitAdapter : public VcsAdapter {
   std::optional<std::string> forget_workspace(const std::filesystem::path& root) override;
   bool uncommit(const std::string& commit) override;
   AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) override;
+  std::map<std::string, std::string> rewrite_history(const std::string& dir, const RewriteFn& transform) override;
 
   // How much the history caches saved; for tests and benchmarks.
   CacheStats cache_stats() const { return reader_.cache_stats(); }

@@ -1240,3 +1240,89 @@ TEST_CASE("forget_workspace of a bare repository's worktrees and of the current 
   CHECK_THROWS_WITH_AS(in_w2->forget_workspace(w2), doctest::Contains("runs in"), tether::VcsError);
   CHECK(fs::exists(w2));
 }
+
+// ---- rewrite_history ----
+
+TEST_CASE("rewrite_history rewrites the files under dir in every branch's commits, and only there") {
+  TempRepo repo;
+  repo.write("sub/.tether/objects/a.toml", "pin = \"old.1\"\n");
+  repo.write("sub/.tether/objects/deep/b.toml", "keep\n");
+  repo.write("readme.txt", "old.1 outside the directory\n");
+  std::string c1 = repo.commit_all_dated("one", "@1000000000 +0000", "@1000000100 +0000");
+  repo.write("code.txt", "no manifest change\n");
+  std::string c2 = repo.commit_all("two");
+  repo.git({"branch", "side", c2});
+  repo.write("sub/.tether/objects/a.toml", "pin = \"old.2\"\n");
+  std::string c3 = repo.commit_all("three");
+  repo.git({"checkout", "-q", "side"});
+  repo.write("side.txt", "s\n");
+  std::string s1 = repo.commit_all("side one");
+  repo.git({"checkout", "-q", "main"});
+  repo.git({"merge", "-q", "--no-edit", "side"});
+  std::string m = repo.git({"rev-parse", "HEAD"});
+  repo.git({"tag", "t1", c1});
+  repo.write("untracked.txt", "stays\n");
+  auto vcs = detect_vcs(repo.dir());
+
+  std::vector<std::string> seen;
+  auto r = vcs->rewrite_history("sub/.tether/objects/", [&](const std::string& path, const std::string& text)
+                                                            -> std::optional<std::string> {
+    seen.push_back(path);
+    auto at = text.find("old.");
+    if (at == std::string::npos) return std::nullopt;
+    std::string out = text;
+    out.replace(at, 4, "new.");
+    return out;
+  });
+  // Every commit is rewritten: c1 holds a changed file, the rest descend from it.
+  CHECK(r.size() == 5);
+  for (const auto& c : {c1, c2, c3, s1, m}) CHECK(r.count(c) == 1);
+  CHECK(repo.show(r.at(c1), "sub/.tether/objects/a.toml") == std::optional<std::string>("pin = \"new.1\"\n"));
+  CHECK(repo.show(r.at(c3), "sub/.tether/objects/a.toml") == std::optional<std::string>("pin = \"new.2\"\n"));
+  CHECK(repo.show(r.at(c1), "sub/.tether/objects/deep/b.toml") == std::optional<std::string>("keep\n"));
+  CHECK(repo.show(r.at(c1), "readme.txt") == std::optional<std::string>("old.1 outside the directory\n"));
+  // Authors, dates and messages carry over; the merge keeps both parents, rewritten.
+  CHECK(repo.git({"log", "-1", "--format=%an %ad %cd %s", "--date=raw", r.at(c1)}) ==
+        repo.git({"log", "-1", "--format=%an %ad %cd %s", "--date=raw", c1}));
+  CHECK(repo.git({"rev-parse", r.at(m) + "^1"}) == r.at(c3));
+  CHECK(repo.git({"rev-parse", r.at(m) + "^2"}) == r.at(s1));
+  // Branches follow; the checked-out one with its files; tags stay; untracked files stay.
+  CHECK(vcs->branches().at("main") == r.at(m));
+  CHECK(vcs->branches().at("side") == r.at(s1));
+  CHECK(repo.git({"rev-parse", "t1^{commit}"}) == c1);
+  CHECK(repo.read("sub/.tether/objects/a.toml") == "pin = \"new.2\"\n");
+  CHECK(repo.read("untracked.txt") == "stays\n");
+  CHECK(repo.git({"status", "--porcelain", "--untracked-files=no"}).empty());
+  // Each distinct text is transformed once, however many commits hold it.
+  CHECK(std::count(seen.begin(), seen.end(), "sub/.tether/objects/deep/b.toml") == 1);
+
+  // Nothing to change: nothing rewritten, nothing moved.
+  const std::string before = repo.state();
+  CHECK(vcs->rewrite_history("sub/.tether/objects", [](const std::string&, const std::string&) {
+    return std::optional<std::string>();
+  }).empty());
+  CHECK(repo.state() == before);
+}
+
+TEST_CASE("rewrite_history refuses a dirty tree and a branch checked out in another worktree, changing nothing") {
+  TempRepo repo;
+  repo.write(".tether/objects/a.toml", "old\n");
+  std::string c1 = repo.commit_all("one");
+  repo.git({"branch", "elsewhere", c1});
+  auto vcs = detect_vcs(repo.dir());
+  auto bump = [](const std::string&, const std::string& text) -> std::optional<std::string> { return text + "x\n"; };
+
+  repo.write(".tether/objects/a.toml", "edited\n");
+  const std::string dirty = repo.state();
+  CHECK_THROWS_WITH_AS(vcs->rewrite_history(".tether/objects", bump), doctest::Contains("commit or stash"), tether::VcsError);
+  CHECK(repo.state() == dirty);
+  repo.git({"checkout", "-q", "--", "."});
+
+  tether::testing::TempDir wt_parent("tether-vcs-wt");
+  repo.git({"worktree", "add", "-q", (wt_parent.path() / "wt").string(), "elsewhere"});
+  const std::string before = repo.state();
+  CHECK_THROWS_WITH_AS(vcs->rewrite_history(".tether/objects", bump), doctest::Contains("checked out in the worktree"),
+                       tether::VcsError);
+  CHECK(repo.state() == before);
+  CHECK(vcs->branches().at("main") == c1);
+}

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -74,6 +75,9 @@ struct AbandonResult {
   std::map<std::string, std::string> rewritten;      // old descendant id -> new id
 };
 
+// A rewrite of one file's text (its path from the repository root): nullopt keeps it.
+using RewriteFn = std::function<std::optional<std::string>(const std::string& path, const std::string& text)>;
+
 struct HistoryQuery {
   std::string rev = "HEAD";  // where to start; ignored when `all`
   bool all = false;          // every ref and every worktree's HEAD, like `git rev-list --all`
@@ -87,7 +91,7 @@ class VcsAdapter {
  public:
   virtual ~VcsAdapter() = default;
 
-  // The interface holds what the engine calls and nothing more: 28 pure-virtual methods an
+  // The interface holds what the engine calls and nothing more: 29 pure-virtual methods an
   // implementation (or a test double) supplies, in three groups, and four helpers derived
   // from them, the same for every VCS.
 
@@ -213,6 +217,15 @@ class VcsAdapter {
   // rewritten commit follows it (refused when such a branch is checked out in another
   // worktree). VcsError with the reason otherwise.
   virtual AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) = 0;
+  // Rewrites every commit reachable from a local branch or HEAD so that each file under `dir`
+  // (a path from root(), e.g. "sub/.tether/objects") holds what `transform(path, text)`
+  // returns (nullopt: as it was); a commit whose tree and parents stay the same keeps its id,
+  // the others are written anew with their author, committer and message. The tree must be
+  // clean under the paths git tracks. The checked-out branch (or detached HEAD) moves to its
+  // rewritten commit with the files, every other branch at a rewritten commit follows
+  // (compare-and-swap; refused when such a branch is checked out in another worktree).
+  // Returns old id -> new id of the commits rewritten. Used by `tether upgrade` (§5.5).
+  virtual std::map<std::string, std::string> rewrite_history(const std::string& dir, const RewriteFn& transform) = 0;
 
   // ---- derived reads: not virtual, computed from the reads above (vcs.cpp) ----
   // Bookmark -> commit id: branches() without the `tether/` parking branches.

@@ -86,6 +86,10 @@ class FaultyVcs final : public vcs::VcsAdapter {
     step("uncommit");
     return real_->uncommit(commit);
   }
+  std::map<std::string, std::string> rewrite_history(const std::string& dir, const vcs::RewriteFn& transform) override {
+    step("rewrite_history");
+    return real_->rewrite_history(dir, transform);
+  }
   vcs::AbandonResult abandon(const std::vector<std::string>& revs, const std::string& keep_dir) override {
     step("abandon");
     return real_->abandon(revs, keep_dir);
