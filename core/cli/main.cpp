@@ -258,6 +258,13 @@ void define_forget_workspace(CLI::App& c, Parsed& p) {
   add_json(c, p);
 }
 
+void define_upgrade(CLI::App& c, Parsed& p) {
+  auto o = bind(c, p, run_upgrade);
+  c.add_flag("--ignore-immutable", o->ignore_immutable, "rewrite commits jj holds immutable (git has none: no effect)");
+  add_plan_flags(c, o->plan);
+  add_json(c, p);
+}
+
 // ---- the operation log ----
 
 void define_ops(CLI::App& c, Parsed& p) {
@@ -347,6 +354,7 @@ const Command kCommands[] = {
      "delete a bookmark, the commits only it reaches and their store branches (a dry run unless --no-dry-run)",
      define_drop},
     {"forget-workspace", "delete a checkout's tether state and its linked worktree", define_forget_workspace},
+    {"upgrade", "bring a dataset of an older format to this version's", define_upgrade},
     {"ops", "list this checkout's operations, newest first", define_ops},
     {"undo", "reverse an operation (default: the newest not undone)", define_undo},
     {"repair", "recreate missing pins and working branches the manifests promise", define_repair},

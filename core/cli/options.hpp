@@ -115,6 +115,10 @@ struct ForgetWorkspaceOptions {
   std::optional<std::string> workspace;
   PlanFlags plan;
 };
+struct UpgradeOptions {
+  bool ignore_immutable = false;
+  PlanFlags plan;
+};
 // The operation log: ops, undo, repair.
 struct OpsOptions { int limit = 20; };
 struct UndoOptions {
@@ -170,6 +174,7 @@ int run_gc(const Global&, const GcOptions&);
 int run_abandon(const Global&, const AbandonOptions&);
 int run_drop(const Global&, const DropOptions&);
 int run_forget_workspace(const Global&, const ForgetWorkspaceOptions&);
+int run_upgrade(const Global&, const UpgradeOptions&);
 int run_ops(const Global&, const OpsOptions&);
 int run_undo(const Global&, const UndoOptions&);
 int run_repair(const Global&, const RepairOptions&);

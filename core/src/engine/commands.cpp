@@ -17,8 +17,9 @@ const UndoHandler kUndoBranching{&undo_branching, &plan_undo_branching};
 const UndoHandler kUndoObjects{&undo_objects, &plan_undo_objects};
 const UndoHandler kUndoPromote{&undo_promote, &plan_undo_promote};
 const UndoHandler kUndoGc{&undo_gc, &plan_undo_gc};
+const UndoHandler kUndoUpgrade{&undo_upgrade, &plan_undo_upgrade};
 // abandon, drop and forget-workspace are undone by other commands (their refusal says
-// which); undo and repair are not undone; upgrade is the Python version's.
+// which); undo and repair are not undone.
 const UndoHandler kNotUndone{};
 
 const std::map<std::string_view, CommandSpec, std::less<>>& table() {
@@ -45,7 +46,7 @@ const std::map<std::string_view, CommandSpec, std::less<>>& table() {
       // the op log's own
       {"undo", {&summarize_undo, kNotUndone, {"workspace_id", "vcs_head", "op_not_undone", "op_log_head"}}},
       {"repair", {&summarize_repair, kNotUndone, {"workspace_id", "history_digest"}}},
-      {"upgrade", {&summarize_upgrade, kNotUndone, {}}},
+      {"upgrade", {&summarize_upgrade, kUndoUpgrade, {"config_version", "manifest_hash"}}},
   };
   return commands;
 }

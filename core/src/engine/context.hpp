@@ -131,6 +131,9 @@ void check_preconditions(Context& cx, const Plan& plan);
 void vet_saved_plan(Context& cx, const Plan& plan);
 // Refuses a saved plan whose actions differ from `derived`, the same command planned again.
 void require_rederived(const Plan& saved, const Plan& derived);
+// The refusal of a dataset at an older `version`, naming the migrations `tether upgrade`
+// would run (upgrade.cpp).
+std::string outdated_message(int version);
 
 // ---- registering (objects.cpp), shared by add, remove and import ----
 // The locator a manifest stores: local paths made absolute against `cwd`, then validated.

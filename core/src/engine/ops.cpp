@@ -41,7 +41,7 @@ std::string plural(std::size_t n, const std::string& what) {
   return std::to_string(n) + " " + what + "(s)";
 }
 
-// A format upgrade the Python version made: its entries stay readable here.
+// A format upgrade (this version's, or the Python version's: the same result fields).
 std::string summarize_upgrade(const OpEntry& e) {
   const Json& r = e.result;
   return "v" + model::py_str(r.value("from_version", Json(nullptr))) + " -> v" +

@@ -87,9 +87,10 @@ void vet_saved_plan(Context& cx, const Plan& plan) {
       refuse(plan, "gives " + a.key + " the kind " + model::py_repr(a.kind) + "; it is registered as " + m->kind);
     if (auto k = a.params.find("key"); k != a.params.end()) check_key(k->is_string() ? k->get<std::string>() : "?");
 
-    // gc names the locators of history (re-derived in full instead); import sets new ones.
+    // gc and upgrade name the locators of history (re-derived in full instead); import sets new ones.
     if (auto loc = a.params.find("locator");
-        loc != a.params.end() && m && *loc != m->locator && plan.command != "gc" && plan.command != "import")
+        loc != a.params.end() && m && *loc != m->locator && plan.command != "gc" && plan.command != "import" &&
+        plan.command != "upgrade")
       refuse(plan, "points " + a.key + " at a locator its manifest does not record");
 
     if (a.params.contains("pin_id")) {

@@ -193,13 +193,10 @@ std::unique_ptr<Repo> Repo::open(const fs::path& start, Services services) {
   // nothing tether keeps in .tether is a symlink.
   model::check_checkout(cx.root);
   cx.config = model::read_repo_config({cx.root, "tether.toml"});
-  if (cx.config.version < model::kConfigVersion)
-    throw ConfigError("tether.toml is version " + std::to_string(cx.config.version) + "; this tether reads version " +
-                      std::to_string(model::kConfigVersion) +
-                      " datasets (upgrade it with the Python tether-vcs: `tether upgrade`)");
-  if (!cx.config.dataset_id || !model::is_dataset_id(*cx.config.dataset_id))
-    throw ConfigError(model::missing_dataset_id_message());
-  cx.dataset_id = *cx.config.dataset_id;
+  if (cx.config.version < model::kConfigVersion && !services.allow_outdated)
+    throw ConfigError(outdated_message(cx.config.version));
+  if (cx.config.dataset_id && model::is_dataset_id(*cx.config.dataset_id)) cx.dataset_id = *cx.config.dataset_id;
+  else if (!services.allow_outdated || cx.config.version >= 2) throw ConfigError(model::missing_dataset_id_message());
 
   auto secrets = model::read_secrets(tether_dir(cx) / "secrets.toml");
   // Nothing runs yet: detect_vcs reads the repository (libgit2) and keeps git_path for later.

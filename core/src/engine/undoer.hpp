@@ -56,5 +56,7 @@ void undo_gc(Undoer& u);  // gc.cpp
 void plan_undo_gc(Undoer& u);
 void undo_objects(Undoer& u);  // objects.cpp: add, remove, set and import
 void plan_undo_objects(Undoer& u);
+void undo_upgrade(Undoer& u);  // upgrade.cpp
+void plan_undo_upgrade(Undoer& u);
 
 }  // namespace tether::engine

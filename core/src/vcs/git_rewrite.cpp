@@ -198,8 +198,10 @@ std::map<std::string, std::string> GitAdapter::rewrite_history(const std::string
   while (!dir.empty() && dir.back() == '/') dir.pop_back();
   if (dir.empty() || dir == ".") throw VcsError("git: rewrite_history needs a directory below the repository root");
 
-  support::ProcessResult status = git_.run({"status", "--porcelain", "--untracked-files=no"});
-  if (!status.out.empty()) throw VcsError("git: commit or stash your changes before rewriting history");
+  // Only files under dir change between a commit and its rewrite, so reset --keep carries
+  // every other local change along; under dir, the tree must be clean.
+  support::ProcessResult status = git_.run({"status", "--porcelain", "--untracked-files=no", "--", dir});
+  if (!status.out.empty()) throw VcsError("git: commit or stash your changes under " + dir + " before rewriting history");
 
   const std::optional<std::string> head = reader_.head();
   const std::optional<std::string> here = reader_.current_branch();

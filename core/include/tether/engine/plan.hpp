@@ -67,6 +67,12 @@ enum class PlanOp : int {
   // forget-workspace
   DeleteFile,
   ForgetVcsWorkspace,
+  // upgrade
+  RenamePin,
+  RenameBranch,
+  RewriteHistory,
+  RewriteManifest,
+  RewriteLocator,
   // undo
   Uncommit,
   Rewind,

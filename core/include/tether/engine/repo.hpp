@@ -57,6 +57,9 @@ struct Services {
   std::function<std::chrono::system_clock::time_point()> clock;
   // Given the VCS adapter found for the checkout, the one the engine uses.
   std::function<std::unique_ptr<vcs::VcsAdapter>(std::unique_ptr<vcs::VcsAdapter>)> wrap_vcs;
+  // Open a dataset of an older format (version < 5): only `tether upgrade` does. Without a
+  // valid dataset id, dataset_id() is empty until the upgrade gives it one.
+  bool allow_outdated = false;
 };
 
 // Memory a process about to exit need not free entry by entry (hundreds of thousands of

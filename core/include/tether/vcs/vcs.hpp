@@ -220,8 +220,8 @@ class VcsAdapter {
   // Rewrites every commit reachable from a local branch or HEAD so that each file under `dir`
   // (a path from root(), e.g. "sub/.tether/objects") holds what `transform(path, text)`
   // returns (nullopt: as it was); a commit whose tree and parents stay the same keeps its id,
-  // the others are written anew with their author, committer and message. The tree must be
-  // clean under the paths git tracks. The checked-out branch (or detached HEAD) moves to its
+  // the others are written anew with their author, committer and message. The files under
+  // `dir` must be clean (other local changes are carried along). The checked-out branch (or detached HEAD) moves to its
   // rewritten commit with the files, every other branch at a rewritten commit follows
   // (compare-and-swap; refused when such a branch is checked out in another worktree).
   // Returns old id -> new id of the commits rewritten. Used by `tether upgrade` (§5.5).

@@ -1,0 +1,434 @@
+// core/src/engine/upgrade.cpp: `tether upgrade` (docs/cli.md#upgrade): bring a dataset of an
+// older format to version 5.
+//
+// Each step runs only on what the dataset shows. Before version 2, pins and working branches
+// had no dataset namespace: the dataset gets an id, every pin any commit names is renamed in
+// its store (`rename_pin`) to the id its kind, identity and state give under that namespace,
+// this checkout's working branches are renamed (`rename_working_ref`), and every commit's
+// manifests are rewritten to name the new pins (VcsAdapter::rewrite_history). Manifests lose
+// the legacy `write` policy; before version 4, relative local paths become absolute (from the
+// dataset root, as those versions read them). tether.toml is written at version 5 (adopting
+// the trunk bookmark when it names none), .tether/.gitignore in full, and the result
+// committed. Store renames come first: one that fails stops the upgrade before history or
+// manifests change.
+#include <set>
+
+#include "engine/internal.hpp"
+#include "engine/undoer.hpp"
+#include "tether/engine/repo.hpp"
+#include "tether/engine/upgrade.hpp"
+#include "tether/errors.hpp"
+#include "tether/host/plugin_host.hpp"
+#include "tether/host/proxy.hpp"
+#include "tether/model/config.hpp"
+#include "tether/model/gitignore.hpp"
+#include "tether/model/hash.hpp"
+#include "tether/model/json.hpp"
+#include "tether/model/names.hpp"
+#include "tether/model/toml.hpp"
+#include "tether/model/workspace.hpp"
+#include "tether/support/canonical_json.hpp"
+#include "tether/vcs/vcs.hpp"
+
+namespace tether::engine {
+
+namespace {
+
+struct Migration {
+  int to;
+  const char* title;
+};
+constexpr Migration kMigrations[] = {
+    {2, "pins and branches in the dataset's namespace"},
+    {3, "no write policy, a trunk bookmark"},
+    {4, "absolute local paths"},
+    {5, "0.1.0b3 identities and states"},
+};
+
+// What an upgrade plan decided (its context).
+struct UpgradePayload {
+  int from = 5;
+  std::string dataset_id;
+  bool id_given = false;
+  std::optional<std::string> trunk;
+  bool ignore_immutable = false;
+
+  Json to_json() const {
+    return Json{{"from", from},           {"to", model::kConfigVersion},
+                {"dataset_id", dataset_id}, {"id_given", id_given},
+                {"trunk", trunk ? Json(*trunk) : Json(nullptr)}, {"ignore_immutable", ignore_immutable}};
+  }
+  static UpgradePayload from_plan(const Plan& plan) {
+    const ContextReader r{plan.context, "upgrade"};
+    UpgradePayload p;
+    const Json& from = r.at("from");
+    if (!from.is_number_integer() || from.get<int64_t>() < 1 || from.get<int64_t>() > model::kConfigVersion)
+      r.refuse("from", "is not a format version");
+    p.from = static_cast<int>(from.get<int64_t>());
+    p.dataset_id = r.string("dataset_id");
+    if (!model::is_dataset_id(p.dataset_id)) r.refuse("dataset_id", "is not a dataset id");
+    p.id_given = r.boolean("id_given");
+    p.trunk = r.string_or_null("trunk");
+    p.ignore_immutable = r.boolean("ignore_immutable");
+    return p;
+  }
+};
+
+bool legacy_pin(const sdk::Pin& p) { return !model::pin_dataset(p.id); }
+
+struct UpgradePlanner {
+  Context& cx;
+  const UpgradeOptions& opt;
+  Plan plan;
+  UpgradePayload payload;
+  std::map<std::string, std::string> new_pin_of;  // legacy pin id -> its id in the namespace
+
+  Plan run(const std::optional<std::string>& planned_id) {
+    plan.command = "upgrade";
+    plan.created_at = now_iso_seconds(cx);
+    payload.from = cx.config.version;
+    payload.ignore_immutable = opt.ignore_immutable;
+    payload.dataset_id = cx.dataset_id;
+    if (payload.dataset_id.empty()) {
+      payload.dataset_id = planned_id.value_or(model::new_dataset_id());
+      payload.id_given = true;
+    }
+    if (payload.from < model::kConfigVersion) {
+      if (!cx.config.vcs_trunk) payload.trunk = cx.vcs->current_bookmark().value_or("main");
+      if (payload.from < 2) {
+        plan_pins();
+        plan_branches();
+      }
+      plan_manifests();
+      if (payload.from < 5)
+        plan.notes.push_back(
+            "states recorded before version 5 are kept as they are: an object whose state reads differently now "
+            "(a file directory with symlinks, a Neon branch, a DuckLake path) shows as changed until it is committed "
+            "again");
+    }
+    plan.context = payload.to_json();
+    plan.preconditions.push_back({"config_version", payload.from, "", Json::object(),
+                                  "plan was made for version " + std::to_string(payload.from) +
+                                      ", the dataset is at {observed}; re-run the plan"});
+    plan.preconditions.push_back({"manifest_hash", model::manifest_hash(cx.manifests), "", Json::object(),
+                                  "the manifests changed since the upgrade plan was made (now {observed})"});
+    return std::move(plan);
+  }
+
+  // Every pin without a namespace that the working tree or any commit names, renamed once.
+  void plan_pins() {
+    auto consider = [&](const model::ObjectManifest& m) {
+      if (!m.pin || !legacy_pin(*m.pin) || !m.state || new_pin_of.count(m.pin->id)) return;
+      auto& b = cx.backend(m.kind);
+      b.validate_locator(m.locator, m.key);  // a commit's locator is the clone's: checked as add checks one
+      const std::string id = model::pin_id(payload.dataset_id, m.kind, b.identity(m.locator, m.key), b.content_state(*m.state));
+      new_pin_of[m.pin->id] = id;
+      plan.actions.push_back({PlanOp::RenamePin, m.key, m.kind, m.pin->ref, "-> " + model::pin_ref(id),
+                              Json{{"locator", m.locator}, {"pin", Json{{"id", m.pin->id}, {"ref", m.pin->ref}}},
+                                   {"state", *m.state}, {"new_id", id}}});
+    };
+    for (const auto& [k, m] : cx.manifests) consider(m);
+    const std::string objects = vcs_path(cx, ".tether/objects");
+    bool in_history = false;
+    for (const auto& c : cx.vcs->all_commit_ids())
+      for (const auto& [rel, text] : *cx.vcs->manifests_at(c, objects)) {
+        if (rel.size() < 5 || rel.compare(rel.size() - 5, 5, ".toml") != 0) continue;
+        try {
+          auto m = model::parse_manifest(text, c.substr(0, 12) + ":" + rel, rel.substr(0, rel.size() - 5));
+          if (m.pin && legacy_pin(*m.pin)) in_history = true;
+          consider(m);
+        } catch (const ConfigError& e) {
+          throw ConfigError(std::string(e.what()) + "; the upgrade cannot tell which pins it names");
+        }
+      }
+    if (in_history)
+      plan.actions.push_back({PlanOp::RewriteHistory, "", "", "history",
+                              "every commit's manifests name the renamed pins (other clones must fetch again)",
+                              Json::object()});
+  }
+
+  // This checkout's working branches outside the namespace, renamed to the bookmark's name.
+  void plan_branches() {
+    const auto& ws = *cx.workspace;
+    const std::string bookmark = ws.bookmark.value_or(cx.config.trunk());
+    const std::string fresh = model::working_ref_name(payload.dataset_id, bookmark);
+    std::set<std::string> seen;
+    for (const auto& [key, ref] : ws.working_refs) {
+      auto m = cx.manifests.find(key);
+      if (m == cx.manifests.end() || ref.rfind("tether.ws.", 0) != 0 || ref == fresh) continue;
+      if (auto parts = model::parse_working_ref(ref); parts && parts->dataset_id == payload.dataset_id) continue;
+      const std::string store = m->second.kind + "\n" + cx.backend(m->second.kind).branch_scope(m->second.locator, key) + "\n" + ref;
+      if (!seen.insert(store).second) continue;
+      plan.actions.push_back({PlanOp::RenameBranch, key, m->second.kind, ref, "-> " + fresh,
+                              Json{{"locator", m->second.locator}, {"new", fresh}}});
+    }
+  }
+
+  // What changes in each working-tree manifest.
+  void plan_manifests() {
+    for (const auto& [key, m] : cx.manifests) {
+      std::vector<std::string> changes;
+      const auto text = model::read_checkout_file(model::manifest_path(objects_dir(cx), key));
+      if (text) {
+        const Json doc = model::parse_toml(*text, key + ".toml");
+        if (auto pol = doc.find("policy"); pol != doc.end() && pol->is_object() && pol->contains("write"))
+          changes.push_back("drops the legacy write policy");
+      }
+      if (m.pin && new_pin_of.count(m.pin->id)) changes.push_back("names pin " + model::pin_ref(new_pin_of.at(m.pin->id)));
+      if (payload.from < 4) plan_locator(m);
+      if (!changes.empty())
+        plan.actions.push_back({PlanOp::RewriteManifest, key, m.kind, key, join(changes, "; "), Json::object()});
+    }
+  }
+
+  // Relative local paths, from the dataset root (as versions before 4 read them).
+  void plan_locator(const model::ObjectManifest& m) {
+    Json fresh = stored_locator(cx.backend(m.kind), m.key, m.locator, cx.root);
+    if (fresh == m.locator) return;
+    std::vector<std::string> fields;
+    for (const auto& [k, v] : fresh.items())
+      if (!m.locator.contains(k) || m.locator[k] != v) fields.push_back(k + ": " + model::py_str(m.locator.value(k, Json(nullptr))) + " -> " + model::py_str(v));
+    plan.actions.push_back({PlanOp::RewriteLocator, m.key, m.kind, m.key, join(fields, "; "), Json{{"locator", fresh}}});
+  }
+};
+
+std::string renamed_text(const std::string& text, const std::string& from, const std::string& to) {
+  std::string out = text;
+  const std::string a = "\"" + from + "\"", b = "\"" + to + "\"";
+  for (auto pos = out.find(a); pos != std::string::npos; pos = out.find(a, pos + b.size())) out.replace(pos, a.size(), b);
+  return out;
+}
+
+// The manifest text with its pin renamed, or nullopt when it names none of `renamed`.
+std::optional<std::string> history_manifest(const std::map<std::string, std::string>& renamed, const std::string& path,
+                                            const std::string& text) {
+  const auto slash = path.rfind('/');
+  std::string key = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  if (key.size() < 5 || key.compare(key.size() - 5, 5, ".toml") != 0) return std::nullopt;
+  std::optional<sdk::Pin> pin;
+  try {
+    pin = model::parse_manifest(text, path).pin;
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+  if (!pin) return std::nullopt;
+  auto it = renamed.find(pin->id);
+  if (it == renamed.end()) return std::nullopt;
+  return renamed_text(renamed_text(text, pin->ref, model::pin_ref(it->second)), pin->id, it->second);
+}
+
+}  // namespace
+
+std::string outdated_message(int version) {
+  std::vector<std::string> pending;
+  for (const auto& m : kMigrations)
+    if (m.to > version) pending.push_back("v" + std::to_string(m.to) + " " + m.title);
+  return "tether.toml is version " + std::to_string(version) + "; this tether expects " +
+         std::to_string(model::kConfigVersion) + ". Run `tether upgrade --dry-run`, then `tether upgrade` (pending: " +
+         join(pending, ", ") + ")";
+}
+
+static UpgradeResult apply_upgrade(Context& cx, const Plan& plan);
+
+// The store renames, in plan order; the first that fails stops the upgrade (false).
+static bool rename_in_stores(Context& cx, const Plan& plan, UpgradeResult& res, OpLog& oplog, const std::string& op_id) {
+  for (const auto& a : plan.actions) {
+    if (a.op != PlanOp::RenamePin && a.op != PlanOp::RenameBranch) continue;
+    try {
+      auto& b = cx.backend(a.kind);
+      if (a.op == PlanOp::RenamePin) {
+        const sdk::Pin old{a.params["pin"]["id"].get<std::string>(), a.params["pin"]["ref"].get<std::string>(), false};
+        sdk::Pin fresh = b.rename_pin(a.params["locator"], old, a.params["state"], a.params["new_id"].get<std::string>(), a.key);
+        res.renamed_pins.emplace_back(old.ref, fresh.ref);
+        oplog.progress(op_id, Json{{"action", "rename-pin"}, {"key", a.key}, {"from", old.ref}, {"ref", fresh.ref}});
+      } else if (a.op == PlanOp::RenameBranch) {
+        const std::string fresh = b.rename_working_ref(a.params["locator"], a.target, a.params["new"].get<std::string>(), a.key);
+        for (auto& [k, ref] : cx.workspace->working_refs)
+          if (ref == a.target && cx.manifests.count(k) && cx.manifests.at(k).kind == a.kind) ref = fresh;
+        res.renamed_branches.emplace_back(a.target, fresh);
+        oplog.progress(op_id, Json{{"action", "rename-branch"}, {"key", a.key}, {"from", a.target}, {"ref", fresh}});
+      }
+    } catch (const std::exception& e) {
+      res.failed[(a.key.empty() ? "" : a.key + ": ") + std::string(op_name(a.op)) + " " + a.target] = e.what();
+      return false;
+    }
+  }
+  return true;
+}
+
+static UpgradeResult apply_upgrade(Context& cx, const Plan& plan) {
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
+  const UpgradePayload ctx = UpgradePayload::from_plan(plan);
+  UpgradeResult res;
+  res.plan = plan;
+  res.from_version = ctx.from;
+  if (ctx.from >= model::kConfigVersion) {
+    res.applied = true;
+    return res;
+  }
+  std::vector<std::string> tracked{vcs_path(cx, ".tether/objects"), vcs_path(cx, "tether.toml")};
+  if (cx.vcs->head() && cx.vcs->is_dirty(tracked))
+    throw TetherError("the dataset's manifests have uncommitted changes; commit or restore them before upgrading");
+  if (ctx.id_given) res.dataset_id = ctx.dataset_id;
+  res.trunk = ctx.trunk;
+
+  OpLog oplog = op_log(cx);
+  const auto config_text = model::read_checkout_file({cx.root, "tether.toml"});
+  Json pre_objects = Json::object();  // the texts as they are, for undo to put back
+  for (const auto& [k, m] : cx.manifests) {
+    auto text = model::read_checkout_file(model::manifest_path(objects_dir(cx), k));
+    pre_objects[k] = text ? Json(*text) : Json(model::manifest_to_toml(m));
+  }
+  const std::string op_id = oplog.begin(
+      "upgrade", Json{{"objects", pre_objects}, {"workspace", model::workspace_to_toml(*cx.workspace)},
+                      {"config", config_text ? Json(*config_text) : Json(nullptr)}});
+  auto finish = [&] {
+    Json r = res.to_json();
+    oplog.end(op_id, r);
+  };
+  if (!rename_in_stores(cx, plan, res, oplog, op_id)) {
+    write_workspace(cx);
+    finish();
+    return res;
+  }
+  std::map<std::string, std::string> renamed;  // legacy pin id -> new
+  for (const auto& a : plan.actions)
+    if (a.op == PlanOp::RenamePin) renamed[a.params["pin"]["id"].get<std::string>()] = a.params["new_id"].get<std::string>();
+  try {
+    for (const auto& a : plan.actions) {
+      if (a.op != PlanOp::RewriteHistory) continue;
+      res.rewritten_commits = cx.vcs->rewrite_history(vcs_path(cx, ".tether/objects"), [&](const std::string& path, const std::string& text) {
+        return history_manifest(renamed, path, text);
+      }).size();
+      oplog.progress(op_id, Json{{"action", "rewrite-history"}, {"commits", res.rewritten_commits}});
+      auto ws = std::move(cx.workspace);
+      reload(cx);  // the checked-out commit's manifests, rewritten
+      cx.workspace = std::move(ws);
+    }
+    for (const auto& a : plan.actions) {
+      if (a.op != PlanOp::RewriteManifest && a.op != PlanOp::RewriteLocator) continue;
+      auto& m = cx.manifests.at(a.key);
+      if (m.pin)
+        if (auto it = renamed.find(m.pin->id); it != renamed.end()) m.pin = sdk::Pin{it->second, model::pin_ref(it->second), false};
+      if (a.op == PlanOp::RewriteLocator) m.locator = a.params["locator"];
+      model::write_manifest(objects_dir(cx), m);  // written as this version writes it: no `write`
+      if (std::find(res.rewritten_manifests.begin(), res.rewritten_manifests.end(), a.key) == res.rewritten_manifests.end())
+        res.rewritten_manifests.push_back(a.key);
+    }
+    model::RepoConfig config = cx.config;
+    config.version = model::kConfigVersion;
+    config.dataset_id = ctx.dataset_id;
+    if (ctx.trunk) config.vcs_trunk = ctx.trunk;
+    model::write_repo_config({cx.root, "tether.toml"}, config);
+    cx.config = config;
+    cx.dataset_id = ctx.dataset_id;
+    model::ensure_ignored(tether_dir(cx), /*only_present=*/false);
+    if (cx.vcs->is_dirty(vcs_paths(cx)))
+      res.vcs_commit = cx.vcs->commit(vcs_paths(cx), "tether upgrade: v" + std::to_string(ctx.from) + " -> v" +
+                                                         std::to_string(model::kConfigVersion));
+  } catch (const std::exception& e) {
+    res.failed["upgrade"] = e.what();
+    write_workspace(cx);
+    finish();
+    throw;
+  }
+  write_workspace(cx);
+  res.to_version = model::kConfigVersion;
+  res.applied = true;
+  finish();
+  return res;
+}
+
+UpgradeResult upgrade(Repo& repo, const UpgradeOptions& opt) {
+  Context& cx = Context::of(repo);
+  auto lock_c = lock_checkout(cx);
+  auto rederive = [&](const Plan& p) {
+    const UpgradePayload ctx = UpgradePayload::from_plan(p);
+    check_preconditions(cx, p);
+    UpgradeOptions again;
+    again.ignore_immutable = ctx.ignore_immutable;
+    require_rederived(p, UpgradePlanner{cx, again, {}, {}, {}}.run(ctx.dataset_id));
+  };
+  UpgradeResult res = run_planned<UpgradeResult>(
+      opt.saved, opt.dry_run, rederive, [&] { return UpgradePlanner{cx, opt, {}, {}, {}}.run(std::nullopt); },
+      [&](const Plan& p) { return apply_upgrade(cx, p); });
+  if (!res.applied) res.from_version = cx.config.version;
+  return res;
+}
+
+// ---- undoing an upgrade (undo.cpp runs it; engine/undoer.hpp) ----
+
+// Renamed pins and branches, and rewritten commits, are every clone's from then on: such an
+// upgrade is not undone. One that only rewrote files is: its commit is uncommitted and the
+// files are put back as they were.
+static std::optional<std::string> upgrade_not_undone(const Undoer& u) {
+  const Json& r = u.target.result;
+  const std::size_t renamed = count_of(r, "renamed_pins") + count_of(r, "renamed_branches");
+  const std::size_t commits = r.value("rewritten_commits", Json(0)).is_number_unsigned() ? r["rewritten_commits"].get<std::size_t>() : 0;
+  if (!renamed && !commits) return std::nullopt;
+  return std::to_string(renamed) + " renamed pin(s) and branch(es) and " + std::to_string(commits) +
+         " rewritten commit(s) stay: the upgrade made them for every clone";
+}
+void undo_upgrade(Undoer& u) {
+  if (auto why = upgrade_not_undone(u)) {
+    u.irreversible.push_back(*why);
+    return;
+  }
+  const std::string c = str_of(u.target.result, "vcs_commit");
+  if (!c.empty()) {
+    // The commit goes with its files: index and working tree back at its parent.
+    if (u.cx.vcs->head() != c) {
+      u.irreversible.push_back("commit " + c.substr(0, 12) + " is no longer the working copy's parent; remove it with git first");
+      return;
+    }
+    u.cx.vcs->abandon({c}, vcs_path(u.cx, ".tether/objects"));
+    u.restored.push_back("removed commit " + c.substr(0, 12) + "; the files are its parent's again");
+    u.restore_workspace();
+    return;
+  }
+  u.restore_manifests();
+  if (auto config = u.target.pre.find("config"); config != u.target.pre.end() && config->is_string()) {
+    model::write_checkout_file({u.cx.root, "tether.toml"}, config->get<std::string>());
+    u.restored.push_back("tether.toml: as it was before the upgrade");
+  }
+  u.restore_workspace();
+}
+void plan_undo_upgrade(Undoer& u) {
+  if (auto why = upgrade_not_undone(u)) {
+    u.act(PlanOp::Irreversible, "", "", "upgrade", *why);
+    return;
+  }
+  const std::string c = str_of(u.target.result, "vcs_commit");
+  if (!c.empty()) {
+    u.act(PlanOp::Uncommit, "", "", c.substr(0, 12), "the upgrade's commit, with its files", Json{{"commit", c}});
+  } else {
+    u.plan_manifests();
+    u.act(PlanOp::RestoreManifest, "", "", "tether.toml", "as it was before the upgrade");
+  }
+  u.plan_workspace();
+}
+
+Json UpgradeResult::to_json() const {
+  auto pairs = [](const std::vector<std::pair<std::string, std::string>>& v) {
+    Json out = Json::array();
+    for (const auto& [a, b] : v) out.push_back(Json::array({a, b}));
+    return out;
+  };
+  Json j{{"from_version", from_version},
+         {"to_version", to_version},
+         {"dataset_id", dataset_id ? Json(*dataset_id) : Json(nullptr)},
+         {"trunk", trunk ? Json(*trunk) : Json(nullptr)},
+         {"renamed_pins", pairs(renamed_pins)},
+         {"renamed_branches", pairs(renamed_branches)},
+         {"rewritten_commits", rewritten_commits},
+         {"refingerprinted", Json::array()},
+         {"rewritten_manifests", rewritten_manifests},
+         {"rewritten_indexes", Json::object()},
+         {"copied_listings", 0},
+         {"failed", failed},
+         {"vcs_commit", vcs_commit ? Json(*vcs_commit) : Json(nullptr)}};
+  return j;
+}
+
+}  // namespace tether::engine
