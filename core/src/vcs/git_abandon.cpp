@@ -231,6 +231,39 @@ std::string ref_updates(const std::map<std::string, std::pair<std::string, std::
 
 }  // namespace
 
+void GitAdapter::move_onto_rewritten(const std::map<std::string, std::string>& rewritten,
+                                     const std::optional<std::string>& head, const std::string& new_head,
+                                     const std::string& what) {
+  // Branches to carry along: every other local branch at a rewritten commit. One checked
+  // out in another worktree would leave that checkout's index and files behind: refused.
+  const std::optional<std::string> here = reader_.current_branch();
+  std::map<std::string, std::pair<std::string, std::string>> moves;  // branch -> (old, new)
+  for (const auto& [branch, at] : reader_.branches()) {
+    auto it = rewritten.find(at);
+    if (it == rewritten.end() || branch == here) continue;
+    moves[branch] = {at, it->second};
+  }
+  for (const Worktree& wt : reader_.worktrees()) {
+    if (wt.current || !wt.branch || !moves.contains(*wt.branch)) continue;
+    throw VcsError("git: branch '" + *wt.branch + "' at " + short_id(moves[*wt.branch].first) +
+                   " is checked out in the worktree at " + wt.root.string() + "; " + what +
+                   " would rewrite it under that checkout");
+  }
+  if (!moves.empty()) git_.run({"update-ref", "-m", "tether: " + what, "--stdin"}, true, ref_updates(moves, false));
+  try {
+    // reset has no compare-and-swap: check HEAD first (a commit racing in between is not caught).
+    if (head && new_head != *head) {
+      if (auto now = reader_.head(); now != head)
+        throw VcsError("git: HEAD moved while " + what + " (expected " + short_id(*head) + ", found " +
+                       (now ? short_id(*now) : std::string("no commit")) + ")");
+      git_.run({"reset", "--quiet", "--keep", new_head, "--"});
+    }
+  } catch (const VcsError&) {
+    if (!moves.empty()) git_.run({"update-ref", "-m", "tether: " + what + " (undone)", "--stdin"}, false, ref_updates(moves, true));
+    throw;
+  }
+}
+
 AbandonResult GitAdapter::abandon(const std::vector<std::string>& revs, const std::string& keep_dir_in) {
   AbandonResult result;
   if (revs.empty()) return result;
@@ -275,33 +308,7 @@ AbandonResult GitAdapter::abandon(const std::vector<std::string>& revs, const st
     new_head = replayer.mapped(*head);
   });
 
-  // Branches to carry along: every other local branch at a rewritten commit. One checked
-  // out in another worktree would leave that checkout's index and files behind: refused.
-  const std::optional<std::string> here = reader_.current_branch();
-  std::map<std::string, std::pair<std::string, std::string>> moves;  // branch -> (old, new)
-  for (const auto& [branch, at] : reader_.branches()) {
-    auto it = result.rewritten.find(at);
-    if (it == result.rewritten.end() || branch == here) continue;
-    moves[branch] = {at, it->second};
-  }
-  for (const Worktree& wt : reader_.worktrees()) {
-    if (wt.current || !wt.branch || !moves.contains(*wt.branch)) continue;
-    throw VcsError("git: branch '" + *wt.branch + "' at " + short_id(moves[*wt.branch].first) +
-                   " is checked out in the worktree at " + wt.root.string() +
-                   "; abandoning would rewrite it under that checkout");
-  }
-
-  if (!moves.empty()) git_.run({"update-ref", "-m", "tether: abandon", "--stdin"}, true, ref_updates(moves, false));
-  try {
-    // reset has no compare-and-swap: check HEAD first (a commit racing in between is not caught).
-    if (auto now = reader_.head(); now != head)
-      throw VcsError("git: HEAD moved while abandoning (expected " + short_id(*head) + ", found " +
-                     (now ? short_id(*now) : std::string("no commit")) + ")");
-    git_.run({"reset", "--quiet", "--keep", new_head, "--"});
-  } catch (const VcsError&) {
-    if (!moves.empty()) git_.run({"update-ref", "-m", "tether: abandon (undone)", "--stdin"}, false, ref_updates(moves, true));
-    throw;
-  }
+  move_onto_rewritten(result.rewritten, head, new_head, "abandoning");
   return result;
 }
 

@@ -67,6 +67,14 @@ class GitAdapter : public VcsAdapter {
   const GitCommand& git() const { return git_; }
 
  private:
+  // After a history rewrite (abandon, rewrite_history): every local branch other than the
+  // checked-out one that points at a key of `rewritten` moves to its value in one
+  // compare-and-swap transaction (refused, moving nothing, when such a branch is checked out
+  // in another worktree: `what` names the operation), then HEAD from `head` to `new_head`
+  // with `reset --keep`; if that fails the branches move back.
+  void move_onto_rewritten(const std::map<std::string, std::string>& rewritten, const std::optional<std::string>& head,
+                           const std::string& new_head, const std::string& what);
+
   GitReader reader_;
   GitCommand git_;
   std::string rel_;

@@ -181,15 +181,6 @@ class Rewriter {
   std::map<std::string, std::optional<std::string>> blobs_;        // path + blob -> rewritten blob
 };
 
-std::string ref_updates(const std::map<std::string, std::pair<std::string, std::string>>& moves, bool back) {
-  std::string lines;
-  for (const auto& [branch, ids] : moves) {
-    const auto& [from, to] = ids;
-    lines += "update refs/heads/" + branch + " " + (back ? from : to) + " " + (back ? to : from) + "\n";
-  }
-  return lines;
-}
-
 }  // namespace
 
 std::map<std::string, std::string> GitAdapter::rewrite_history(const std::string& dir_in, const RewriteFn& transform) {
@@ -204,7 +195,6 @@ std::map<std::string, std::string> GitAdapter::rewrite_history(const std::string
   if (!status.out.empty()) throw VcsError("git: commit or stash your changes under " + dir + " before rewriting history");
 
   const std::optional<std::string> head = reader_.head();
-  const std::optional<std::string> here = reader_.current_branch();
   const auto branches = reader_.branches();
   std::vector<std::string> tips;
   for (const auto& [b, at] : branches) tips.push_back(at);
@@ -220,30 +210,7 @@ std::map<std::string, std::string> GitAdapter::rewrite_history(const std::string
   });
   if (rewritten.empty()) return rewritten;
 
-  std::map<std::string, std::pair<std::string, std::string>> moves;  // branch -> (old, new)
-  for (const auto& [branch, at] : branches) {
-    auto it = rewritten.find(at);
-    if (it == rewritten.end() || branch == here) continue;
-    moves[branch] = {at, it->second};
-  }
-  for (const Worktree& wt : reader_.worktrees()) {
-    if (wt.current || !wt.branch || !moves.contains(*wt.branch)) continue;
-    throw VcsError("git: branch '" + *wt.branch + "' is checked out in the worktree at " + wt.root.string() +
-                   "; rewriting its history would change it under that checkout (remove the worktree, or switch it to "
-                   "another branch, first)");
-  }
-  if (!moves.empty()) git_.run({"update-ref", "-m", "tether: rewrite history", "--stdin"}, true, ref_updates(moves, false));
-  try {
-    if (head && new_head != *head) {
-      if (auto now = reader_.head(); now != head)
-        throw VcsError("git: HEAD moved while rewriting history (expected " + short_id(*head) + ")");
-      git_.run({"reset", "--quiet", "--keep", new_head, "--"});
-    }
-  } catch (const VcsError&) {
-    if (!moves.empty())
-      git_.run({"update-ref", "-m", "tether: rewrite history (undone)", "--stdin"}, false, ref_updates(moves, true));
-    throw;
-  }
+  move_onto_rewritten(rewritten, head, new_head, "rewriting history");
   return rewritten;
 }
 
