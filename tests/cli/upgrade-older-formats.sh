@@ -85,8 +85,17 @@ first=$(git rev-list --max-parents=0 HEAD)
 
 fails 1 tether verify
 err_has "tether.toml is version 1; this tether expects 5"
-# A saved plan carries the id it gives.
+# A store rename that fails stops the upgrade before history or any file changes.
 ok tether upgrade --plan "$TMP/up.json"
+mv "$TMP/code" "$TMP/code.away"
+head_before=$(git rev-parse HEAD); files_before=$(cat tether.toml .tether/objects/code.toml | sha256sum)
+fails 3 tether upgrade --from-plan "$TMP/up.json"
+out_has "upgrade of v1 stopped"
+err_has "  FAILED  code: rename-pin tether."
+eq "$(git rev-parse HEAD)" "$head_before" "a failed rename moved HEAD"
+eq "$(cat tether.toml .tether/objects/code.toml | sha256sum)" "$files_before" "a failed rename changed files"
+mv "$TMP/code.away" "$TMP/code"
+# A saved plan carries the id it gives.
 planned=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"]["dataset_id"])' "$TMP/up.json")
 ok tether upgrade --from-plan "$TMP/up.json" --json
 id=$(json 'j["dataset_id"]')
