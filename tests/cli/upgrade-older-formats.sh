@@ -119,5 +119,16 @@ git show "$old_first:.tether/objects/code.toml" | grep -q "^ref = \"tether.$id\.
 eq "$(git log --format=%s | tr '\n' '|')" "tether upgrade: v1 -> v5|ignore|second state|first state|"
 ok tether verify --all-history
 ok tether status
-fails 1 tether undo
-err_has "stay: the upgrade made them for every clone"
+# Undone in reverse: the branch and pins renamed back, history rewritten back (the original
+# commits come back with their ids), the upgrade's commit gone with its files.
+ok tether undo
+out_has "commit(s) rewritten back"
+eq "$(tags "$TMP/code")" "tether.aaaaaaaaaaaa tether.bbbbbbbbbbbb " "the legacy tags are back"
+git -C "$TMP/code" rev-parse -q --verify "refs/heads/tether.ws.c0fe5a1e.feature" >/dev/null || fail "the legacy branch is not back"
+eq "$(git rev-list --max-parents=0 HEAD)" "$first" "the first commit's original id"
+eq "$(git log --format=%s | tr '\n' '|')" "ignore|second state|first state|"
+grep -q '^version' tether.toml && fail "tether.toml is not the version-1 file again"
+grep -qx 'code = "tether.ws.c0fe5a1e.feature"' .tether/workspace.toml || fail "the workspace names the new branch"
+eq "$(git status --porcelain --untracked-files=no)" "" "undo left changes"
+fails 1 tether status
+err_has "tether.toml is version 1"

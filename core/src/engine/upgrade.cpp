@@ -240,13 +240,17 @@ static bool rename_in_stores(Context& cx, const Plan& plan, UpgradeResult& res, 
         const sdk::Pin old{a.params["pin"]["id"].get<std::string>(), a.params["pin"]["ref"].get<std::string>(), false};
         sdk::Pin fresh = b.rename_pin(a.params["locator"], old, a.params["state"], a.params["new_id"].get<std::string>(), a.key);
         res.renamed_pins.emplace_back(old.ref, fresh.ref);
-        oplog.progress(op_id, Json{{"action", "rename-pin"}, {"key", a.key}, {"from", old.ref}, {"ref", fresh.ref}});
+        // What undo needs to rename it back.
+        oplog.progress(op_id, Json{{"action", "rename-pin"}, {"key", a.key}, {"kind", a.kind}, {"locator", a.params["locator"]},
+                                   {"state", a.params["state"]}, {"from", old.ref}, {"from_id", old.id},
+                                   {"ref", fresh.ref}, {"id", fresh.id}});
       } else if (a.op == PlanOp::RenameBranch) {
         const std::string fresh = b.rename_working_ref(a.params["locator"], a.target, a.params["new"].get<std::string>(), a.key);
         for (auto& [k, ref] : cx.workspace->working_refs)
           if (ref == a.target && cx.manifests.count(k) && cx.manifests.at(k).kind == a.kind) ref = fresh;
         res.renamed_branches.emplace_back(a.target, fresh);
-        oplog.progress(op_id, Json{{"action", "rename-branch"}, {"key", a.key}, {"from", a.target}, {"ref", fresh}});
+        oplog.progress(op_id, Json{{"action", "rename-branch"}, {"key", a.key}, {"kind", a.kind},
+                                   {"locator", a.params["locator"]}, {"from", a.target}, {"ref", fresh}});
       }
     } catch (const std::exception& e) {
       res.failed[(a.key.empty() ? "" : a.key + ": ") + std::string(op_name(a.op)) + " " + a.target] = e.what();
@@ -359,49 +363,99 @@ UpgradeResult upgrade(Repo& repo, const UpgradeOptions& opt) {
 
 // ---- undoing an upgrade (undo.cpp runs it; engine/undoer.hpp) ----
 
-// Renamed pins and branches, and rewritten commits, are every clone's from then on: such an
-// upgrade is not undone. One that only rewrote files is: its commit is uncommitted and the
-// files are put back as they were.
-static std::optional<std::string> upgrade_not_undone(const Undoer& u) {
-  const Json& r = u.target.result;
-  const std::size_t renamed = count_of(r, "renamed_pins") + count_of(r, "renamed_branches");
-  const std::size_t commits = r.value("rewritten_commits", Json(0)).is_number_unsigned() ? r["rewritten_commits"].get<std::size_t>() : 0;
-  if (!renamed && !commits) return std::nullopt;
-  return std::to_string(renamed) + " renamed pin(s) and branch(es) and " + std::to_string(commits) +
-         " rewritten commit(s) stay: the upgrade made them for every clone";
+// Everything an upgrade did is put back in reverse: its branches and pins renamed back (the op
+// log's progress says where and from what state), the history rewritten back (which gives
+// the original commits their original ids: same trees, parents and metadata), the upgrade's
+// commit removed with its files, and the workspace restored. While any commit was rewritten,
+// its commit must still be the checked-out one.
+namespace {
+struct Renamed {
+  std::vector<Json> pins, branches;
+  std::size_t commits = 0;
+};
+Renamed renamed_by(const Undoer& u) {
+  Renamed r;
+  for (const auto& p : u.target.progress) {
+    const std::string a = str_of(p, "action");
+    if (a == "rename-pin") r.pins.push_back(p);
+    else if (a == "rename-branch") r.branches.push_back(p);
+  }
+  const Json& c = u.target.result.value("rewritten_commits", Json(0));
+  if (c.is_number_unsigned()) r.commits = c.get<std::size_t>();
+  return r;
 }
+bool usable(const Json& p, std::initializer_list<const char*> fields) {
+  for (const char* f : fields)
+    if (!p.contains(f)) return false;
+  return p["locator"].is_object() && p["kind"].is_string();
+}
+}  // namespace
+
 void undo_upgrade(Undoer& u) {
-  if (auto why = upgrade_not_undone(u)) {
-    u.irreversible.push_back(*why);
+  const Renamed r = renamed_by(u);
+  const std::string c = str_of(u.target.result, "vcs_commit");
+  if (!c.empty() && u.cx.vcs->head() != c) {
+    u.irreversible.push_back("commit " + c.substr(0, 12) + " is no longer the working copy's parent; remove it with git first");
     return;
   }
-  const std::string c = str_of(u.target.result, "vcs_commit");
+  std::map<std::string, std::string> back;  // new pin id -> legacy
+  for (const auto& p : r.branches) {
+    if (!usable(p, {"from", "ref"})) {
+      u.irreversible.push_back(str_of(p, "key") + ": branch " + str_of(p, "ref") + " (the op log does not say where it was)");
+      continue;
+    }
+    try {
+      u.cx.backend(str_of(p, "kind")).rename_working_ref(p["locator"], str_of(p, "ref"), str_of(p, "from"), str_of(p, "key"));
+      u.restored.push_back(str_of(p, "key") + ": branch " + str_of(p, "ref") + " -> " + str_of(p, "from"));
+    } catch (const std::exception& e) {
+      u.irreversible.push_back(str_of(p, "key") + ": branch " + str_of(p, "ref") + " stays (" + e.what() + ")");
+    }
+  }
+  for (const auto& p : r.pins) {
+    if (!usable(p, {"state", "id", "ref", "from_id"})) {
+      u.irreversible.push_back(str_of(p, "key") + ": pin " + str_of(p, "ref") + " (the op log does not say where it was)");
+      continue;
+    }
+    try {
+      const sdk::Pin now{str_of(p, "id"), str_of(p, "ref"), false};
+      u.cx.backend(str_of(p, "kind")).rename_pin(p["locator"], now, p["state"], str_of(p, "from_id"), str_of(p, "key"));
+      back[now.id] = str_of(p, "from_id");
+      u.restored.push_back(str_of(p, "key") + ": pin " + now.ref + " -> " + str_of(p, "from"));
+    } catch (const std::exception& e) {
+      u.irreversible.push_back(str_of(p, "key") + ": pin " + str_of(p, "ref") + " stays (" + e.what() + ")");
+    }
+  }
+  if (r.commits && !back.empty()) {
+    const std::size_t n = u.cx.vcs->rewrite_history(vcs_path(u.cx, ".tether/objects"), [&](const std::string& path, const std::string& text) {
+      return history_manifest(back, path, text);
+    }).size();
+    u.restored.push_back(std::to_string(n) + " commit(s) rewritten back");
+  }
   if (!c.empty()) {
     // The commit goes with its files: index and working tree back at its parent.
-    if (u.cx.vcs->head() != c) {
-      u.irreversible.push_back("commit " + c.substr(0, 12) + " is no longer the working copy's parent; remove it with git first");
-      return;
+    const std::string head = u.cx.vcs->head().value_or(c);
+    u.cx.vcs->abandon({head}, vcs_path(u.cx, ".tether/objects"));
+    u.restored.push_back("removed commit " + head.substr(0, 12) + "; the files are its parent's again");
+  } else {
+    u.restore_manifests();
+    if (auto config = u.target.pre.find("config"); config != u.target.pre.end() && config->is_string()) {
+      model::write_checkout_file({u.cx.root, "tether.toml"}, config->get<std::string>());
+      u.restored.push_back("tether.toml: as it was before the upgrade");
     }
-    u.cx.vcs->abandon({c}, vcs_path(u.cx, ".tether/objects"));
-    u.restored.push_back("removed commit " + c.substr(0, 12) + "; the files are its parent's again");
-    u.restore_workspace();
-    return;
-  }
-  u.restore_manifests();
-  if (auto config = u.target.pre.find("config"); config != u.target.pre.end() && config->is_string()) {
-    model::write_checkout_file({u.cx.root, "tether.toml"}, config->get<std::string>());
-    u.restored.push_back("tether.toml: as it was before the upgrade");
   }
   u.restore_workspace();
 }
 void plan_undo_upgrade(Undoer& u) {
-  if (auto why = upgrade_not_undone(u)) {
-    u.act(PlanOp::Irreversible, "", "", "upgrade", *why);
-    return;
-  }
+  const Renamed r = renamed_by(u);
+  for (const auto& p : r.branches)
+    u.act(PlanOp::RenameBranch, str_of(p, "key"), str_of(p, "kind"), str_of(p, "ref"), "back to " + str_of(p, "from"));
+  for (const auto& p : r.pins)
+    u.act(PlanOp::RenamePin, str_of(p, "key"), str_of(p, "kind"), str_of(p, "ref"), "back to " + str_of(p, "from"));
+  if (r.commits) u.act(PlanOp::RewriteHistory, "", "", "history", "every commit's manifests name the legacy pins again");
   const std::string c = str_of(u.target.result, "vcs_commit");
   if (!c.empty()) {
     u.act(PlanOp::Uncommit, "", "", c.substr(0, 12), "the upgrade's commit, with its files", Json{{"commit", c}});
+    if (u.cx.vcs->head() != c) u.note("commit " + c.substr(0, 12) + " is no longer the working copy's parent; remove it with git first");
   } else {
     u.plan_manifests();
     u.act(PlanOp::RestoreManifest, "", "", "tether.toml", "as it was before the upgrade");
