@@ -18,4 +18,11 @@ using namespace support::git2;  // handles, oid_hex(), Library
   throw VcsError(what + ": " + (message.empty() ? "unknown libgit2 error" : message));
 }
 
+// The object id a full hex id names; VcsError for anything else.
+inline git_oid parse_oid(const std::string& id) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, id.c_str()) != 0) fail("not a commit id: " + id);
+  return oid;
+}
+
 }  // namespace tether::vcs::git2

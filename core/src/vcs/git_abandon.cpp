@@ -45,12 +45,6 @@ std::string joined(const std::set<std::string>& items) {
   return out;
 }
 
-git_oid parse_oid(const std::string& id) {
-  git_oid oid;
-  if (git_oid_fromstr(&oid, id.c_str()) != 0) fail("not a commit id: " + id);
-  return oid;
-}
-
 // Builds the rewritten history in the object database; refs are the caller's business.
 class Replayer {
  public:

@@ -27,12 +27,6 @@ using namespace git2;
 
 std::string short_id(const std::string& id) { return id.substr(0, 12); }
 
-git_oid oid_of(const std::string& id) {
-  git_oid oid;
-  if (git_oid_fromstr(&oid, id.c_str()) != 0) fail("not a commit id: " + id);
-  return oid;
-}
-
 // Rewrites the history in the object database; refs are the caller's business.
 class Rewriter {
  public:
@@ -45,7 +39,7 @@ class Rewriter {
     Revwalk walk(raw_walk);
     git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
     for (const auto& t : tips) {
-      git_oid oid = oid_of(t);
+      git_oid oid = parse_oid(t);
       if (git_revwalk_push(walk.get(), &oid) != 0) fail("cannot walk history from " + short_id(t));
     }
     git_oid oid;
@@ -70,7 +64,7 @@ class Rewriter {
       const std::string np = mapped(p);
       changed = changed || np != p;
       git_commit* rawp = nullptr;
-      git_oid poid = oid_of(np);
+      git_oid poid = parse_oid(np);
       if (git_commit_lookup(&rawp, repo_, &poid) != 0) fail("cannot read commit " + np);
       parents.emplace_back(rawp);
     }
@@ -101,7 +95,7 @@ class Rewriter {
   // The tree with every blob under dir_ rewritten (the same id when nothing changed).
   git_oid rewritten_tree(git_tree* root) {
     const git_oid same = *git_tree_id(root);
-    if (auto done = trees_.find(oid_hex(same)); done != trees_.end()) return oid_of(done->second);
+    if (auto done = trees_.find(oid_hex(same)); done != trees_.end()) return parse_oid(done->second);
     git_oid result = same;
     git_tree_entry* raw_entry = nullptr;
     if (git_tree_entry_bypath(&raw_entry, root, dir_.c_str()) == 0) {
@@ -155,7 +149,7 @@ class Rewriter {
     const std::string memo = b.path + "\n" + oid_hex(b.id);
     if (auto it = blobs_.find(memo); it != blobs_.end()) {
       if (!it->second) return std::nullopt;
-      return oid_of(*it->second);
+      return parse_oid(*it->second);
     }
     git_blob* raw = nullptr;
     if (git_blob_lookup(&raw, repo_, &b.id) != 0) fail("cannot read " + b.path);
