@@ -16,8 +16,10 @@
 
 namespace tether::cli {
 
-std::unique_ptr<engine::Repo> open_repo() {
-  auto repo = engine::Repo::open(std::filesystem::current_path());
+std::unique_ptr<engine::Repo> open_repo(bool allow_outdated) {
+  engine::Services services;
+  services.allow_outdated = allow_outdated;
+  auto repo = engine::Repo::open(std::filesystem::current_path(), std::move(services));
   for (const auto& w : repo->warnings()) warning(w);
   repo->on_warning([](const std::string& w) { warning(w); });
   return repo;

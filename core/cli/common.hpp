@@ -25,7 +25,9 @@ struct HistoryEntry;  // tether/sdk/types.hpp
 
 namespace tether::cli {
 
-std::unique_ptr<engine::Repo> open_repo();
+// The dataset at or above the current directory, its warnings printed; `allow_outdated`: one
+// of an older format too (only `upgrade`).
+std::unique_ptr<engine::Repo> open_repo(bool allow_outdated = false);
 std::string rjust(const std::string& s, std::size_t w);
 std::string ljust(const std::string& s, std::size_t w);
 // `--set k=v` (repeatable) into a locator: string values, split on the first '='; a

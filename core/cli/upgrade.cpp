@@ -13,11 +13,7 @@
 namespace tether::cli {
 
 int run_upgrade(const Global& g, const UpgradeOptions& o) {
-  engine::Services services;
-  services.allow_outdated = true;  // the one command that opens an older dataset
-  auto repo = engine::Repo::open(std::filesystem::current_path(), std::move(services));
-  for (const auto& w : repo->warnings()) warning(w);
-  repo->on_warning([](const std::string& w) { warning(w); });
+  auto repo = open_repo(/*allow_outdated=*/true);  // the one command that opens an older dataset
   engine::UpgradeOptions opt;
   opt.ignore_immutable = o.ignore_immutable;
   set_plan_options(opt, o.plan, "upgrade");

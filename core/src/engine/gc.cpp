@@ -214,6 +214,15 @@ struct GcPlanner {
   bool have_listings = false;
   std::vector<Checkout> others;               // the other live checkouts
   std::set<std::string> inflight, created_here;  // pin ids unfinished operations name / this clone made
+  std::optional<std::set<std::string>> known_pins;  // created_here and the pinned index: read once, when needed
+
+  const std::set<std::string>& pins_made_here() {
+    if (!known_pins) {
+      known_pins = pin_index(cx).known();
+      known_pins->insert(created_here.begin(), created_here.end());
+    }
+    return *known_pins;
+  }
   std::size_t commits = 0;
   GcPayload payload;                                 // the plan's context, written once planned
   std::map<std::string, std::string> unreachable;  // what could not be listed: nothing of it is released
@@ -505,8 +514,7 @@ struct GcPlanner {
 
   // ---- 5. pins: this dataset's pins no manifest references, released only if this clone made them ----
   void plan_pins() {
-    std::set<std::string> known = pin_index(cx).known();
-    known.insert(created_here.begin(), created_here.end());
+    const std::set<std::string>& known = pins_made_here();
     auto pin_groups = groups_with(sdk::kPin);
     auto listed = fan_out<std::vector<std::string>>(
         pin_groups.size(),
@@ -865,8 +873,7 @@ struct GcPlanner {
     }
     // What stops the deletion: a hard stop, or what --force-prune overrides.
     std::vector<std::string> hard, soft;
-    std::set<std::string> known = pin_index(cx).known();
-    known.insert(created_here.begin(), created_here.end());
+    const std::set<std::string>& known = pins_made_here();
     std::size_t unfinished = 0, foreign = 0;
     for (const auto& id : pins) {
       if (inflight.count(id)) ++unfinished;

@@ -444,18 +444,24 @@ std::set<std::string> PinIndex::known() const {
   return ids;
 }
 
-std::optional<std::string> PinIndex::claim(const std::string& dataset_id, const std::string& kind,
-                                           const std::string& pin_id) {
+// One line appended to a repository-wide index (the git dir's, never the checkout's), best
+// effort: a failure is returned as a message.
+static std::optional<std::string> append_index_line(const fs::path& path, const Json& record) {
   try {
     std::lock_guard lock(g_oplog);
-    fs::create_directories(path_.parent_path());
-    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) throw TetherError("cannot write " + path_.string() + ": " + std::strerror(errno));
-    append_line(fd, path_, Json{{"dataset_id", dataset_id}, {"kind", kind}, {"pin_id", pin_id}, {"at", stamp_or_now(stamp_)}}.dump());
+    fs::create_directories(path.parent_path());
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) throw TetherError("cannot write " + path.string() + ": " + std::strerror(errno));
+    append_line(fd, path, record.dump());
     return std::nullopt;
   } catch (const std::exception& e) {
     return std::string(e.what());
   }
+}
+
+std::optional<std::string> PinIndex::claim(const std::string& dataset_id, const std::string& kind,
+                                           const std::string& pin_id) {
+  return append_index_line(path_, Json{{"dataset_id", dataset_id}, {"kind", kind}, {"pin_id", pin_id}, {"at", stamp_or_now(stamp_)}});
 }
 
 void PinIndex::release(const std::set<std::string>& pin_ids) {
@@ -501,20 +507,9 @@ std::optional<CreatedStore> created_of(const Json& j) {
 }  // namespace
 
 std::optional<std::string> CreatedIndex::record(CreatedStore c) {
-  try {
-    std::lock_guard lock(g_oplog);
-    fs::create_directories(path_.parent_path());
-    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) throw TetherError("cannot write " + path_.string() + ": " + std::strerror(errno));
-    if (c.at.empty()) c.at = stamp_or_now(stamp_);
-    append_line(fd, path_,
-                Json{{"dataset_id", c.dataset_id}, {"kind", c.kind}, {"identity", c.identity}, {"locator", c.locator},
-                     {"key", c.key}, {"bookmark", c.bookmark}, {"at", c.at}}
-                    .dump());
-    return std::nullopt;
-  } catch (const std::exception& e) {
-    return std::string(e.what());
-  }
+  if (c.at.empty()) c.at = stamp_or_now(stamp_);
+  return append_index_line(path_, Json{{"dataset_id", c.dataset_id}, {"kind", c.kind}, {"identity", c.identity},
+                                       {"locator", c.locator}, {"key", c.key}, {"bookmark", c.bookmark}, {"at", c.at}});
 }
 
 std::vector<CreatedStore> CreatedIndex::stores() const {

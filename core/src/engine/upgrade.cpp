@@ -130,9 +130,10 @@ struct UpgradePlanner {
     for (const auto& [k, m] : cx.manifests) consider(m);
     const std::string objects = vcs_path(cx, ".tether/objects");
     bool in_history = false;
+    std::set<std::string> seen;  // a text names its key: the same text is the same manifest
     for (const auto& c : cx.vcs->all_commit_ids())
       for (const auto& [rel, text] : *cx.vcs->manifests_at(c, objects)) {
-        if (rel.size() < 5 || rel.compare(rel.size() - 5, 5, ".toml") != 0) continue;
+        if (rel.size() < 5 || rel.compare(rel.size() - 5, 5, ".toml") != 0 || !seen.insert(text.str()).second) continue;
         try {
           auto m = model::parse_manifest(text, c.substr(0, 12) + ":" + rel, rel.substr(0, rel.size() - 5));
           if (m.pin && legacy_pin(*m.pin)) in_history = true;
