@@ -130,6 +130,9 @@ void print_gc_report(const engine::GcReport& r) {
   }
   if (!r.forgotten_stores.empty())
     out("forgot " + std::to_string(r.forgotten_stores.size()) + " store(s) with nothing of tether's left in them");
+  if (!r.forgotten_touched.empty())
+    out("forgot " + std::to_string(r.forgotten_touched.size()) +
+        " touched store(s) no manifest names, with nothing of this dataset's left in them");
 }
 
 int gc_exit(const engine::GcReport& r) {

@@ -110,7 +110,7 @@ AddResult add(Repo& repo, const AddRequest& request) {
     m.origin = "created";
     res.created = true;
     // Recorded at once, so that `gc --delete-stores` can reclaim it whatever happens next.
-    CreatedStore rec;
+    StoreRecord rec;
     rec.dataset_id = cx.dataset_id;
     rec.kind = req.kind;
     rec.key = req.key;
@@ -127,6 +127,7 @@ AddResult add(Repo& repo, const AddRequest& request) {
       const std::string name = model::working_ref_name(cx.dataset_id, *cx.workspace->bookmark);
       try {
         std::string ref = b.fork(m.locator, sdk::Source::of_state(initial), name, sdk::Expected::absent(), req.key);
+        record_touched(cx, req.key, req.kind, m.locator);
         fork.emplace(std::move(ref), initial);
         result["fork"] = fork->first;
         res.fork = fork->first;

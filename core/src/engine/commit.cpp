@@ -318,6 +318,7 @@ struct Committer {
       if (pinned[i].ok()) {
         const sdk::Pin& p = *pinned[i].value;
         cut[a.params["pin_id"].get<std::string>()] = p;
+        record_touched(cx, a.key, a.kind, cx.manifests.at(a.key).locator);
         if (p.created) {
           created.emplace_back(&a, p);
           if (auto err = pin_index(cx).claim(cx.dataset_id, a.kind, p.id); err && res.warnings.empty())

@@ -54,6 +54,8 @@ struct Context final : Repo {
   model::Fd cache_fd;  // .tether/cache, opened on the first configure (cache_dir())
   std::mutex cache_mu;
   std::optional<std::string> op_parent;  // set while a drop runs `new`: its entry is a step of the drop
+  std::optional<std::set<std::string>> touched;  // "<kind>\n<identity>" in the touched-store index, read once
+  std::mutex touched_mu;
 };
 
 // An advisory flock held until destruction (docs/FORMAT.md#locks).
@@ -66,7 +68,7 @@ struct Lock {
 
 class OpLog;
 class PinIndex;
-class CreatedIndex;
+class StoreIndex;
 struct OpEntry;
 struct Plan;
 struct SnapshotResult;
@@ -94,10 +96,11 @@ SnapshotResult fingerprint_keys(Context& cx, const std::vector<std::string>& key
 // The time from the Services clock: `...T12:00:00.123456+00:00`, or whole seconds.
 std::string now_iso(const Context& cx);
 std::string now_iso_seconds(const Context& cx);
-// The journal and the pinned and created-stores indexes, stamped by that clock.
+// The journal and the pinned, created-stores and touched-stores indexes, stamped by that clock.
 OpLog op_log(const Context& cx);
 PinIndex pin_index(const Context& cx);
-CreatedIndex created_index(const Context& cx);
+StoreIndex created_index(const Context& cx);
+StoreIndex touched_index(const Context& cx);
 void log_op(Context& cx, const std::string& command, const Json& pre, const Json& result);
 
 // ---- the op log (support.cpp) ----

@@ -156,7 +156,7 @@ void add_to(std::map<std::string, std::vector<std::string>>& m, const std::strin
 
 bool GcReport::wrote_anything() const {
   return !unpinned.empty() || !deleted_working_refs.empty() || !forgotten_working_refs.empty() ||
-         !deleted_listings.empty() || !deleted_stores.empty() || !forgotten_stores.empty();
+         !deleted_listings.empty() || !deleted_stores.empty() || !forgotten_stores.empty() || !forgotten_touched.empty();
 }
 
 Json GcReport::to_json() const {
@@ -169,7 +169,7 @@ Json GcReport::to_json() const {
          {"deleted_listings", deleted_listings},
          {"deleted_stores", deleted_stores},
          {"kept_stores", kept_stores},
-         {"forgotten_stores", forgotten_stores}};
+         {"forgotten_stores", forgotten_stores}, {"forgotten_touched", forgotten_touched}};
   for (const char* k : {"unpinned", "kept_pins", "deleted_working_refs", "kept_working_refs", "forgotten_working_refs",
                         "deleted_stores", "kept_stores"})
     if (j[k].is_null()) j[k] = Json::object();
@@ -246,13 +246,17 @@ struct GcPlanner {
     collect_live_checkouts();
     collect_history(*index);
     set_context(digest, head);
+    if (payload.delete_stores && !opt.listings_only) collect_touched();
     if (!opt.listings_only) {
       plan_pins();
       if (!scope.here_manifests) plan_forgotten_refs();
       if (opt.prune_bookmarks || opt.prune_workspaces || scope.only_bookmark) plan_branches();
     }
     plan_listings();
-    if (!opt.listings_only) plan_stores();
+    if (!opt.listings_only) {
+      plan_stores();
+      plan_touched();
+    }
     payload.unreachable = std::move(unreachable);
     plan.context = payload.to_json();
     plan.notes = std::move(notes);
@@ -851,6 +855,78 @@ struct GcPlanner {
     if (in_use) note(std::to_string(in_use) + " created store(s) still named by a manifest (in history or a checkout) are kept");
   }
 
+  // ---- 10. stores this clone wrote refs into that no manifest names (--delete-stores) ----
+  // Each joins the planning as a store nothing references, so its dead pins and branches go
+  // under the usual rules (pins this clone made; branches of gone bookmarks with
+  // --prune-bookmarks); once nothing of this dataset is left in it, its record goes too.
+  struct TouchedStore {
+    std::string group;
+    StoreRecord rec;
+  };
+  std::vector<TouchedStore> touched;
+
+  void collect_touched() {
+    if (unreadable_manifest) return;  // plan_stores says why nothing is collected
+    std::set<std::string> created;
+    for (const auto& c : created_index(cx).stores())
+      if (c.dataset_id == cx.dataset_id) created.insert(c.store_id());
+    for (auto& t : touched_index(cx).stores()) {
+      if (t.dataset_id != cx.dataset_id || created.count(t.store_id()) || named_stores.count(t.store_id())) continue;
+      try {
+        auto& b = cx.backend(t.kind);
+        if (named_stores.count(t.kind + "\n" + support::canonical_json(b.identity(t.locator, t.key)))) continue;
+        std::string name = t.kind + "|" + b.ref_namespace(t.locator, t.key);
+        Group& g = groups[name];
+        if (g.kind.empty()) {
+          g.kind = t.kind;
+          g.key = t.key;
+          g.locator = t.locator;
+        }
+        touched.push_back({std::move(name), std::move(t)});
+      } catch (const std::exception& e) {
+        note(t.key + ": a store this clone wrote refs into cannot be asked here (" + e.what() + "); its refs are kept");
+      }
+    }
+  }
+
+  void plan_touched() {
+    for (const auto& t : touched) {
+      const Group& g = groups.at(t.group);
+      const std::string where = where_of(t.rec.locator);
+      auto& b = cx.backend(t.rec.kind);
+      // This dataset's refs in it that this plan does not release.
+      std::set<std::string> going;
+      const std::string loc = support::canonical_json(g.locator);
+      for (const auto& a : plan.actions)
+        if ((a.op == PlanOp::Unpin || a.op == PlanOp::DeleteBranch) && a.kind == g.kind &&
+            support::canonical_json(a.params.value("locator", Json())) == loc)
+          going.insert(a.target);
+      std::vector<std::string> left;
+      try {
+        const uint32_t caps = b.effective_capabilities(g.locator, Json::object(), g.key);
+        if (caps & sdk::kPin)
+          for (const auto& id : b.list_pins(g.locator, g.key))
+            if (model::pin_dataset(id) == cx.dataset_id && !going.count(model::pin_ref(id))) left.push_back(model::pin_ref(id));
+        if (caps & sdk::kFork)
+          for (const auto& ref : b.list_working_refs(g.locator, g.key))
+            if (auto parts = model::parse_working_ref(ref);
+                parts && parts->dataset_id == cx.dataset_id.substr(0, 8) && !going.count(ref))
+              left.push_back(ref);
+      } catch (const std::exception& e) {
+        note(t.rec.key + " (" + where + "): cannot list its refs (" + e.what() + "); it stays in the touched-store index");
+        continue;
+      }
+      if (!left.empty()) {
+        note(t.rec.key + " (" + where + "): no manifest names it, but it keeps " + join(left) +
+             "; it stays in the touched-store index");
+        continue;
+      }
+      plan.actions.push_back({PlanOp::ForgetTouched, t.rec.key, t.rec.kind, where,
+                              "no manifest names it and nothing of this dataset's is left in it",
+                              Json{{"locator", t.rec.locator}, {"identity", t.rec.identity}}});
+    }
+  }
+
   // One store of this dataset that nothing names: everything of tether's in it released by
   // this plan, and then the store, when the backend confirms nothing else is in it.
   void plan_store(const StoreCandidate& sc, host::BackendProxy& b, std::vector<PlanAction>& deletes) {
@@ -1019,7 +1095,8 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
     if (op_id) oplog.progress(*op_id, rec);
   };
   // Pins this clone created, so that a pin gc releases leaves the index too; likewise stores.
-  std::set<std::string> released, stores_gone;
+  std::set<std::string> released, stores_gone, touched_gone;
+  std::set<std::string> failed_stores;  // canonical locators an action failed in: their touched records stay
   for (const auto& a : plan.actions) {
     try {
       if (a.op == PlanOp::Unpin) {
@@ -1044,6 +1121,7 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
         auto& b = cx.backend(a.kind);
         Json head = b.fingerprint(a.params["locator"], a.target, a.key);
         if (!b.same(head, a.params["head"])) {
+          failed_stores.insert(support::canonical_json(a.params["locator"]));
           add_to(rep.kept_working_refs, a.key, a.target);
           rep.failed[a.key + ": " + a.target] = "moved to " + model::short_state(head) + " while gc ran; kept";
           continue;
@@ -1070,8 +1148,14 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
         stores_gone.insert(store_id(a));
         rep.forgotten_stores.push_back(a.key.empty() ? a.target : a.key);
         progress(Json{{"action", "forget-store"}, {"key", a.key}, {"kind", a.kind}, {"where", a.target}});
+      } else if (a.op == PlanOp::ForgetTouched) {
+        if (failed_stores.count(support::canonical_json(a.params["locator"]))) continue;
+        touched_gone.insert(store_id(a));
+        rep.forgotten_touched.push_back(a.key.empty() ? a.target : a.key);
+        progress(Json{{"action", "forget-touched"}, {"key", a.key}, {"kind", a.kind}, {"where", a.target}});
       }
     } catch (const std::exception& e) {
+      if (auto loc = a.params.find("locator"); loc != a.params.end()) failed_stores.insert(support::canonical_json(*loc));
       const std::string op(op_name(a.op));
       std::string what = a.key.empty() ? op + " " + a.target : a.key + ": " + op + " " + a.target;
       rep.failed[what] = e.what();
@@ -1087,6 +1171,11 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
     created_index(cx).forget(cx.dataset_id, stores_gone);
   } catch (const std::exception& e) {
     rep.failed["created-stores index"] = e.what();
+  }
+  try {
+    touched_index(cx).forget(cx.dataset_id, touched_gone);
+  } catch (const std::exception& e) {
+    rep.failed["touched-store index"] = e.what();
   }
   if (!rep.forgotten_working_refs.empty()) write_workspace(cx);
   if (op_id) {

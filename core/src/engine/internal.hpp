@@ -218,24 +218,26 @@ class PinIndex {
   StampFn stamp_;
 };
 
-// `tether-created.jsonl` in the VCS shared dir (docs/FORMAT.md#the-created-stores-index): the
-// stores `add --create` made, the only ones `gc --delete-stores` may delete. One JSON line per
-// store `{"dataset_id", "kind", "identity", "locator", "key", "bookmark", "at"}`; set
-// semantics on (dataset_id, kind, identity), the last line wins; a torn or malformed line is
-// skipped; forgetting rewrites the file (temp + rename).
-struct CreatedStore {
-  std::string dataset_id, kind, key, bookmark, at;
+// A repository-wide store index in the VCS shared dir (docs/FORMAT.md#the-store-indexes):
+// `tether-created.jsonl`, the stores `add --create` made (the only ones `gc --delete-stores`
+// may delete), and `tether-touched.jsonl`, the stores this clone wrote refs into (a pin or a
+// fork), whose refs `gc --delete-stores` releases once no manifest names the store. One JSON
+// line per store `{"dataset_id", "kind", "identity", "locator", "key"[, "bookmark"], "at"}`;
+// set semantics on (dataset_id, kind, identity), the last line wins; a torn or malformed line
+// is skipped; forgetting rewrites the file (temp + rename).
+struct StoreRecord {
+  std::string dataset_id, kind, key, bookmark, at;  // bookmark: created stores only
   Json identity, locator;
   // (kind, identity) as one string: what two records of one store share.
   std::string store_id() const;
 };
-class CreatedIndex {
+class StoreIndex {
  public:
-  explicit CreatedIndex(std::filesystem::path path, StampFn stamp = {}) : path_(std::move(path)), stamp_(std::move(stamp)) {}
+  explicit StoreIndex(std::filesystem::path path, StampFn stamp = {}) : path_(std::move(path)), stamp_(std::move(stamp)) {}
   // Best effort, as the pinned index: a failure is returned as a message (the store exists).
-  std::optional<std::string> record(CreatedStore store);
+  std::optional<std::string> record(StoreRecord store);
   // Every well-formed record, one per (dataset, store), in file order of their last line.
-  std::vector<CreatedStore> stores() const;
+  std::vector<StoreRecord> stores() const;
   // Drops the records of `dataset_id` whose store_id() is in `store_ids`.
   void forget(const std::string& dataset_id, const std::set<std::string>& store_ids);
 
@@ -243,6 +245,10 @@ class CreatedIndex {
   std::filesystem::path path_;
   StampFn stamp_;
 };
+
+// Notes in the touched-store index that this clone wrote a ref (pin or fork) into the store of
+// `key`: once per store and command, best effort (a failure warns once).
+void record_touched(Context& cx, const std::string& key, const std::string& kind, const Json& locator);
 
 // What a gc is planned against besides the live repository: drop and abandon plan it as if
 // commits were already gone.

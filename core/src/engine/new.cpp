@@ -528,6 +528,7 @@ struct NewApplier {
         continue;
       }
       w.working_refs[a.key] = *results[i].value;
+      record_touched(cx, a.key, a.kind, cx.manifests.at(a.key).locator);
       w.pending_forks.erase(a.key);
       w.pending_resets.erase(a.key);
       w.fork_points[a.key] = cx.manifests.at(a.key).state.value_or(Json(nullptr));

@@ -153,6 +153,7 @@ static std::string materialize_fork(Context& cx, const std::string& key) {
     if (!adopt) {
       sdk::Source source = checked_source(cx, m);
       ref = be.fork(m.locator, source, name, head ? sdk::Expected::at(*head) : sdk::Expected::absent(), key);
+      record_touched(cx, key, m.kind, m.locator);
     }
   } catch (const std::exception& e) {
     oplog.end(op_id, Json{{"failed", e.what()}});

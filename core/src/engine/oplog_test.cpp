@@ -123,12 +123,12 @@ TEST_CASE("PinIndex::known reads the top-level pin_id string of each well-formed
   CHECK(index.known() == std::set<std::string>{"d1.0000000000000001", "dup.last", "after.1"});
 }
 
-TEST_CASE("CreatedIndex keeps one record per dataset and store, skips malformed lines, forgets by store") {
+TEST_CASE("StoreIndex keeps one record per dataset and store, skips malformed lines, forgets by store") {
   TempDir tmp;
   const auto path = tmp.path() / "tether-created.jsonl";
-  CreatedIndex index(path, [] { return std::string("2026-01-01T00:00:00+00:00"); });
+  StoreIndex index(path, [] { return std::string("2026-01-01T00:00:00+00:00"); });
   CHECK(index.stores().empty());  // no file yet
-  CreatedStore a;
+  StoreRecord a;
   a.dataset_id = "d1";
   a.kind = "file";
   a.key = "raw";
@@ -136,7 +136,7 @@ TEST_CASE("CreatedIndex keeps one record per dataset and store, skips malformed 
   a.identity = Json{{"uri", "/data/raw"}};
   a.locator = Json{{"uri", "/data/raw"}};
   REQUIRE_FALSE(index.record(a));
-  CreatedStore b = a;
+  StoreRecord b = a;
   b.key = "code";
   b.kind = "git";
   b.identity = Json{{"path", "/data/code.git"}};
@@ -145,7 +145,7 @@ TEST_CASE("CreatedIndex keeps one record per dataset and store, skips malformed 
   append_raw(path, R"({"dataset_id": "d1", "kind": "file", "key": "x", "identity": "/p", "locator": {}})");  // identity not an object
   append_raw(path, R"({"dataset_id": 7, "kind": "file", "key": "x", "identity": {}, "locator": {}})");
   append_raw(path, R"({"dataset_id": "d2", "kind": "file", "key": "other", "identity": {"uri": "/data/raw"}, "locator": {"uri": "/data/raw"}})");
-  CreatedStore again = a;
+  StoreRecord again = a;
   again.key = "raw2";  // the same store recorded again: the last record wins
   REQUIRE_FALSE(index.record(again));
   auto all = index.stores();

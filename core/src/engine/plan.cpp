@@ -50,6 +50,7 @@ constexpr PlanOpInfo kPlanOps[] = {
     {PlanOp::DeleteStore, "delete-store", true},
     {PlanOp::KeepStore, "keep-store", false},
     {PlanOp::ForgetStore, "forget-store", true},
+    {PlanOp::ForgetTouched, "forget-touched", true},
     {PlanOp::AbandonCommit, "abandon-commit", true},
     {PlanOp::MoveBookmark, "move-bookmark", true},
     {PlanOp::DeleteBookmark, "delete-bookmark", true},

@@ -229,6 +229,7 @@ static RepairResult apply_repair(Context& cx, const Plan& plan) {
     }
     const sdk::Pin& p = *pinned[i].value;
     if (p.created) pin_index(cx).claim(cx.dataset_id, a.kind, p.id);  // best effort, as commit
+    record_touched(cx, a.params.value("key", a.key), a.kind, a.params["locator"]);
     res.repinned[a.key] = p.ref;
     oplog.progress(op_id, Json{{"action", "repin"}, {"key", a.key}, {"ref", p.ref}});
   }
@@ -241,6 +242,7 @@ static RepairResult apply_repair(Context& cx, const Plan& plan) {
         throw TetherError(a->key + " is no longer registered with a committed state");
       const auto& m = it->second;
       std::string ref = cx.backend(m.kind).fork(m.locator, checked_source(cx, m), a->target, sdk::Expected::absent(), a->key);
+      record_touched(cx, a->key, m.kind, m.locator);
       ws.working_refs[a->key] = ref;
       ws.fork_points[a->key] = *m.state;
       ws.base_states[a->key] = *m.state;

@@ -419,8 +419,12 @@ PinIndex pin_index(const Context& cx) {
   return PinIndex(pinned_index_path(cx), [&cx] { return now_iso_seconds(cx); });
 }
 
-CreatedIndex created_index(const Context& cx) {
-  return CreatedIndex(cx.vcs->shared_dir() / "tether-created.jsonl", [&cx] { return now_iso_seconds(cx); });
+StoreIndex created_index(const Context& cx) {
+  return StoreIndex(cx.vcs->shared_dir() / "tether-created.jsonl", [&cx] { return now_iso_seconds(cx); });
+}
+
+StoreIndex touched_index(const Context& cx) {
+  return StoreIndex(cx.vcs->shared_dir() / "tether-touched.jsonl", [&cx] { return now_iso_seconds(cx); });
 }
 
 void log_op(Context& cx, const std::string& command, const Json& pre, const Json& result) {

@@ -247,6 +247,7 @@ static RestoreResult apply_restore(Context& cx, const Plan& plan) {
       if (source.kind == sdk::Source::Kind::Pin) source = checked_source(cx, then);
       sdk::Expected expected = a.params.contains("head") ? sdk::Expected::at(a.params["head"]) : sdk::Expected::absent();
       std::string ref = cx.backend(m.kind).fork(m.locator, source, a.target, expected, a.key);
+      record_touched(cx, a.key, m.kind, m.locator);
       (a.params.contains("head") ? reset : created).push_back(a.key);
       oplog.progress(op_id, Json{{"action", "fork"}, {"key", a.key}, {"ref", ref}});
       std::vector<std::string> keys{a.key};

@@ -16,6 +16,7 @@
 #include "engine/internal.hpp"
 #include "tether/engine/fanout.hpp"
 #include "tether/errors.hpp"
+#include "tether/host/proxy.hpp"
 #include "tether/model/checkout.hpp"
 #include "tether/model/fsutil.hpp"
 #include "tether/model/hash.hpp"
@@ -480,12 +481,12 @@ void PinIndex::release(const std::set<std::string>& pin_ids) {
   if (changed) model::atomic_write_file(path_, text);
 }
 
-// ---- the created-stores index ----
+// ---- the created-stores and touched-stores indexes ----
 
-std::string CreatedStore::store_id() const { return kind + "\n" + support::canonical_json(identity); }
+std::string StoreRecord::store_id() const { return kind + "\n" + support::canonical_json(identity); }
 
 namespace {
-std::optional<CreatedStore> created_of(const Json& j) {
+std::optional<StoreRecord> created_of(const Json& j) {
   auto s = [&](const char* k) -> const std::string* {
     auto it = j.find(k);
     return it != j.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
@@ -494,7 +495,7 @@ std::optional<CreatedStore> created_of(const Json& j) {
   auto id = j.find("identity");
   auto loc = j.find("locator");
   if (id == j.end() || !id->is_object() || loc == j.end() || !loc->is_object()) return std::nullopt;
-  CreatedStore c;
+  StoreRecord c;
   c.dataset_id = *s("dataset_id");
   c.kind = *s("kind");
   c.key = *s("key");
@@ -506,14 +507,16 @@ std::optional<CreatedStore> created_of(const Json& j) {
 }
 }  // namespace
 
-std::optional<std::string> CreatedIndex::record(CreatedStore c) {
+std::optional<std::string> StoreIndex::record(StoreRecord c) {
   if (c.at.empty()) c.at = stamp_or_now(stamp_);
-  return append_index_line(path_, Json{{"dataset_id", c.dataset_id}, {"kind", c.kind}, {"identity", c.identity},
-                                       {"locator", c.locator}, {"key", c.key}, {"bookmark", c.bookmark}, {"at", c.at}});
+  Json line{{"dataset_id", c.dataset_id}, {"kind", c.kind}, {"identity", c.identity},
+            {"locator", c.locator}, {"key", c.key}, {"at", c.at}};
+  if (!c.bookmark.empty()) line["bookmark"] = c.bookmark;
+  return append_index_line(path_, line);
 }
 
-std::vector<CreatedStore> CreatedIndex::stores() const {
-  std::vector<CreatedStore> out;
+std::vector<StoreRecord> StoreIndex::stores() const {
+  std::vector<StoreRecord> out;
   std::map<std::string, std::size_t> at;  // dataset + store id -> index in out
   for (const auto& j : read_lines(path_)) {
     auto c = created_of(j);
@@ -529,7 +532,7 @@ std::vector<CreatedStore> CreatedIndex::stores() const {
   return out;
 }
 
-void CreatedIndex::forget(const std::string& dataset_id, const std::set<std::string>& store_ids) {
+void StoreIndex::forget(const std::string& dataset_id, const std::set<std::string>& store_ids) {
   std::error_code ec;
   if (store_ids.empty() || !fs::exists(path_, ec)) return;
   std::lock_guard lock(g_oplog);
@@ -565,6 +568,29 @@ std::vector<OpEntry> read_ops(const Context& cx, const std::optional<std::filesy
   if (!skipped.empty()) warn(cx, OpLog::skipped_warning(mine ? p.name() : p.full().string(), skipped));
   if (skipped_out) *skipped_out = std::move(skipped);
   return entries;
+}
+
+void record_touched(Context& cx, const std::string& key, const std::string& kind, const Json& locator) {
+  try {
+    StoreRecord rec;
+    rec.identity = cx.backend(kind).identity(locator, key);
+    std::lock_guard lock(cx.touched_mu);
+    const std::string id = kind + "\n" + support::canonical_json(rec.identity);
+    if (!cx.touched) {
+      cx.touched.emplace();
+      for (const auto& r : touched_index(cx).stores())
+        if (r.dataset_id == cx.dataset_id) cx.touched->insert(r.store_id());
+    }
+    if (cx.touched->count(id)) return;
+    rec.dataset_id = cx.dataset_id;
+    rec.kind = kind;
+    rec.key = key;
+    rec.locator = locator;
+    if (auto failed = touched_index(cx).record(rec)) throw TetherError(*failed);
+    cx.touched->insert(id);
+  } catch (const std::exception& e) {
+    warn(cx, "could not record " + key + " in the touched-store index: " + e.what());
+  }
 }
 
 void warn_skipped_ops(const Context& cx, const model::CheckoutPath& log, const std::vector<std::size_t>& skipped) {

@@ -42,6 +42,7 @@ struct GcReport {
   std::vector<std::string> deleted_listings;
   std::map<std::string, std::string> deleted_stores, kept_stores;  // key -> where / why
   std::vector<std::string> forgotten_stores;                        // keys the created-stores index lets go
+  std::vector<std::string> forgotten_touched;                       // keys the touched-store index lets go
   std::map<std::string, std::string> failed;  // what -> why: the part that did not happen
   // What the plan could not list (a store, its branches) -> why; nothing of it is released.
   // Set on a dry run too, where `failed` is empty.

@@ -51,6 +51,7 @@ enum class PlanOp : int {
   DeleteStore,
   KeepStore,
   ForgetStore,
+  ForgetTouched,
   AbandonCommit,
   MoveBookmark,
   DeleteBookmark,
