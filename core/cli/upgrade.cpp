@@ -37,7 +37,9 @@ int run_upgrade(const Global& g, const UpgradeOptions& o) {
   for (const auto& [from, to] : r.renamed_pins) out("  pin     " + from + " -> " + to);
   for (const auto& [from, to] : r.renamed_branches) out("  branch  " + from + " -> " + to);
   if (r.rewritten_commits) out("  rewrote " + std::to_string(r.rewritten_commits) + " commit(s); other clones must re-sync");
+  for (const auto& k : r.refingerprinted) out("  rehashed " + k);
   for (const auto& k : r.rewritten_manifests) out("  rewrote  " + k);
+  for (const auto& [name, n] : r.rewritten_indexes) out("  index   " + name + ": " + std::to_string(n) + " record(s)");
   if (r.vcs_commit) out("  commit  " + r.vcs_commit->substr(0, 12));
   for (const auto& [what, why] : r.failed) err("  FAILED  " + what + ": " + why);
   return rc;

@@ -1063,16 +1063,9 @@ bool delete_store(Context& cx, const PlanAction& a, GcReport& rep) {
 
 }  // namespace
 
-GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string>& parent) {
-  auto lock_c = lock_checkout(cx);
-  auto lock_r = lock_repository(cx);
-  GcReport rep;
-  rep.plan = plan;
-  const GcPayload ctx = GcPayload::from(plan);
-  rep.unreachable = ctx.unreachable;
-  rep.failed = rep.unreachable;
-
-  // Preflight: a branch that moved since the plan was reviewed is not what the plan judged.
+// Before anything is applied: a branch that moved since the plan was reviewed is not what the
+// plan judged, and a pin outside this dataset is no gc's.
+static void preflight_gc(Context& cx, const Plan& plan) {
   for (const auto& a : plan.actions) {
     if (a.op == PlanOp::Unpin && model::pin_dataset(a.params.value("pin_id", std::string())) != cx.dataset_id)
       throw StalePlanError("the gc plan releases " + a.target + ", which is not a pin of this dataset; re-run the plan");
@@ -1087,6 +1080,18 @@ GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string
       throw StalePlanError("[" + a.key + "] " + a.target + " moved since the gc plan was made (" +
                            (head ? model::short_state(*head) : std::string("gone")) + "); re-run the plan");
   }
+}
+
+GcReport apply_gc(Context& cx, const Plan& plan, const std::optional<std::string>& parent) {
+  auto lock_c = lock_checkout(cx);
+  auto lock_r = lock_repository(cx);
+  GcReport rep;
+  rep.plan = plan;
+  const GcPayload ctx = GcPayload::from(plan);
+  rep.unreachable = ctx.unreachable;
+  rep.failed = rep.unreachable;
+
+  preflight_gc(cx, plan);
 
   OpLog oplog = op_log(cx);
   std::optional<std::string> op_id;

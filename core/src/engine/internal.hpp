@@ -240,6 +240,9 @@ class StoreIndex {
   std::vector<StoreRecord> stores() const;
   // Drops the records of `dataset_id` whose store_id() is in `store_ids`.
   void forget(const std::string& dataset_id, const std::set<std::string>& store_ids);
+  // Rewrites the records `change` changes (it returns true); other lines stay as they are.
+  // Returns how many changed.
+  std::size_t rewrite(const std::function<bool(StoreRecord&)>& change);
 
  private:
   std::filesystem::path path_;

@@ -217,7 +217,7 @@ std::unique_ptr<Repo> Repo::open(const fs::path& start, Services services) {
 }
 
 void reload(Context& cx) {
-  cx.manifests = model::load_manifests(objects_dir(cx));
+  cx.manifests = model::load_manifests(objects_dir(cx), /*legacy_layout=*/cx.config.version < 4);
   auto claim = model::open_workspace(tether_dir(cx) / "workspace.toml");
   cx.workspace = std::make_unique<model::Workspace>(std::move(claim.workspace));
 }

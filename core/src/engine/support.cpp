@@ -532,6 +532,24 @@ std::vector<StoreRecord> StoreIndex::stores() const {
   return out;
 }
 
+std::size_t StoreIndex::rewrite(const std::function<bool(StoreRecord&)>& change) {
+  std::error_code ec;
+  if (!fs::exists(path_, ec)) return 0;
+  std::lock_guard lock(g_oplog);
+  std::string text;
+  std::size_t changed = 0;
+  for (auto j : read_lines(path_)) {
+    if (auto c = created_of(j); c && change(*c)) {
+      ++changed;
+      j["identity"] = c->identity;
+      j["locator"] = c->locator;
+    }
+    text += j.dump() + "\n";
+  }
+  if (changed) model::atomic_write_file(path_, text);
+  return changed;
+}
+
 void StoreIndex::forget(const std::string& dataset_id, const std::set<std::string>& store_ids) {
   std::error_code ec;
   if (store_ids.empty() || !fs::exists(path_, ec)) return;

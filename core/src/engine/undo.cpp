@@ -169,7 +169,7 @@ void Undoer::restore_manifests() {
       restored.push_back(key + ": manifest restored");
     }
   }
-  cx.manifests = model::load_manifests(objects_dir(cx));
+  cx.manifests = model::load_manifests(objects_dir(cx), /*legacy_layout=*/cx.config.version < 4);
 }
 void Undoer::plan_manifests() {
   auto objects = target.pre.find("objects");

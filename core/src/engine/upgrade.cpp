@@ -11,7 +11,10 @@
 // the trunk bookmark when it names none), .tether/.gitignore in full, and the result
 // committed. Store renames come first: one that fails stops the upgrade before history or
 // manifests change.
+#include <sys/stat.h>
+
 #include <set>
+#include <sstream>
 
 #include "engine/internal.hpp"
 #include "engine/undoer.hpp"
@@ -24,6 +27,9 @@
 #include "tether/model/gitignore.hpp"
 #include "tether/model/hash.hpp"
 #include "tether/model/json.hpp"
+#include "tether/model/keys.hpp"
+#include "tether/model/manifest.hpp"
+#include "tether/model/checkout.hpp"
 #include "tether/model/names.hpp"
 #include "tether/model/toml.hpp"
 #include "tether/model/workspace.hpp"
@@ -31,6 +37,8 @@
 #include "tether/vcs/vcs.hpp"
 
 namespace tether::engine {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -76,6 +84,17 @@ struct UpgradePayload {
 
 bool legacy_pin(const sdk::Pin& p) { return !model::pin_dataset(p.id); }
 
+// The identity this version gives a store index record's locator, when it differs from the
+// one recorded.
+std::optional<Json> index_identity(Context& cx, const StoreRecord& r) {
+  try {
+    Json id = cx.backend(r.kind).identity(r.locator, r.key);
+    if (id != r.identity) return id;
+  } catch (const std::exception&) {  // a kind not installed here, a locator it refuses: left as it is
+  }
+  return std::nullopt;
+}
+
 struct UpgradePlanner {
   Context& cx;
   const UpgradeOptions& opt;
@@ -99,12 +118,9 @@ struct UpgradePlanner {
         plan_pins();
         plan_branches();
       }
+      if (payload.from < 4) plan_layout();
       plan_manifests();
-      if (payload.from < 5)
-        plan.notes.push_back(
-            "states recorded before version 5 are kept as they are: an object whose state reads differently now "
-            "(a file directory with symlinks, a Neon branch, a DuckLake path) shows as changed until it is committed "
-            "again");
+      plan_indexes();
     }
     plan.context = payload.to_json();
     plan.preconditions.push_back({"config_version", payload.from, "", Json::object(),
@@ -176,20 +192,117 @@ struct UpgradePlanner {
           changes.push_back("drops the legacy write policy");
       }
       if (m.pin && new_pin_of.count(m.pin->id)) changes.push_back("names pin " + model::pin_ref(new_pin_of.at(m.pin->id)));
-      if (payload.from < 4) plan_locator(m);
+      const Json locator = payload.from < 4 ? plan_locator(m) : m.locator;
+      plan_state(m, locator);
       if (!changes.empty())
         plan.actions.push_back({PlanOp::RewriteManifest, key, m.kind, key, join(changes, "; "), Json::object()});
     }
   }
 
-  // Relative local paths, from the dataset root (as versions before 4 read them).
-  void plan_locator(const model::ObjectManifest& m) {
+  // Relative local paths, from the dataset root (as versions before 4 read them). Returns the
+  // locator the upgraded manifest has.
+  Json plan_locator(const model::ObjectManifest& m) {
     Json fresh = stored_locator(cx.backend(m.kind), m.key, m.locator, cx.root);
-    if (fresh == m.locator) return;
+    if (fresh == m.locator) return fresh;
     std::vector<std::string> fields;
     for (const auto& [k, v] : fresh.items())
       if (!m.locator.contains(k) || m.locator[k] != v) fields.push_back(k + ": " + model::py_str(m.locator.value(k, Json(nullptr))) + " -> " + model::py_str(v));
     plan.actions.push_back({PlanOp::RewriteLocator, m.key, m.kind, m.key, join(fields, "; "), Json{{"locator", fresh}}});
+    return fresh;
+  }
+
+  // Before version 4 a manifest sat at its key's legacy path (`foo.bar` as `foo.toml`, where
+  // two keys could meet): each moves to its own file.
+  void plan_layout() {
+    for (const auto& [key, m] : cx.manifests) {
+      const auto legacy = model::legacy_manifest_path(key);
+      if (legacy == model::key_to_manifest_path({}, key) ||
+          model::checkout_entry_exists(model::manifest_path(objects_dir(cx), key)))
+        continue;
+      plan.actions.push_back({PlanOp::RenameManifest, key, m.kind, ".tether/objects/" + legacy.generic_string(),
+                              "-> .tether/objects/" + model::key_to_manifest_path({}, key).generic_string(),
+                              Json::object()});
+    }
+  }
+
+  // States recorded in an older shape, recorded again where the data is unchanged (docs/cli.md
+  // #upgrade): a local file's state before version 3 (`size` and `mtime_ns`), a local
+  // directory's digest before version 3 (over `<size>:<mtime_ns>` tokens) or before version 5
+  // (without rows for symlinks to directories or dangling ones). Anything else is kept, and
+  // shows as changed until it is committed again.
+  void plan_state(const model::ObjectManifest& m, const Json& locator) {
+    if (m.kind != "file" || !m.state || !m.state->is_object()) return;
+    const Json& st = *m.state;
+    const auto uri = locator.find("uri");
+    if (uri == locator.end() || !uri->is_string() || uri->get<std::string>().find("://") != std::string::npos) return;
+    const std::string type = st.value("type", std::string());
+    const bool old_file = type == "file" && st.contains("mtime_ns") && !st.contains("sha256");
+    if (!old_file && !(type == "dir" && st.contains("digest") && st["digest"].is_string())) return;
+    auto& b = cx.backend(m.kind);
+    const fs::path root(uri->get<std::string>());
+    auto changed = [&](const std::string& why) {
+      plan.notes.push_back(m.key + ": its state was recorded in an older shape and " + why +
+                           "; it shows as changed until it is committed again");
+    };
+    try {
+      if (old_file) {
+        struct stat sb {};
+        if (::stat(root.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) return changed("the file is not there now");
+        const int64_t mtime_ns = int64_t(sb.st_mtim.tv_sec) * 1000000000 + sb.st_mtim.tv_nsec;
+        if (st.value("size", int64_t(-1)) != int64_t(sb.st_size) || st.value("mtime_ns", int64_t(-1)) != mtime_ns)
+          return changed("the file changed since");
+        add_state(m, PlanOp::Refingerprint, b.fingerprint(locator, std::nullopt, m.key), "content-hashed");
+        return;
+      }
+      const Json fresh = b.fingerprint(locator, std::nullopt, m.key);
+      if (b.same(fresh, st)) return;
+      const auto text = b.listing(locator, fresh, m.key);
+      if (!text) return changed("no listing of the directory is to be had");
+      // The rows (path, token) as this version lists them, and both older digests of them.
+      std::string without_links, by_mtime;
+      bool mtime_ok = payload.from < 3;
+      std::istringstream in(*text);
+      for (std::string line; std::getline(in, line);) {
+        if (line.empty()) continue;
+        const Json row = Json::parse(line);
+        const std::string p = row.at("p").get<std::string>(), k = row.at("k").get<std::string>();
+        if (k.rfind("symlink:", 0) == 0) continue;
+        without_links += p + '\0' + k + '\0';
+        struct stat sb {};
+        if (mtime_ok && ::stat((root / p).c_str(), &sb) == 0)
+          by_mtime += p + '\0' + std::to_string(sb.st_size) + ":" +
+                      std::to_string(int64_t(sb.st_mtim.tv_sec) * 1000000000 + sb.st_mtim.tv_nsec) + '\0';
+        else mtime_ok = false;
+      }
+      const std::string digest = st["digest"].get<std::string>();
+      if (mtime_ok && model::blake2b_hex(by_mtime, 16) == digest)
+        add_state(m, PlanOp::Refingerprint, fresh, "content-hashed");
+      else if (model::blake2b_hex(without_links, 16) == digest)
+        add_state(m, PlanOp::RewriteState, fresh, "with its symlinks");
+      else changed("the directory changed since");
+    } catch (const std::exception& e) {
+      changed(std::string("cannot be read now (") + e.what() + ")");
+    }
+  }
+  void add_state(const model::ObjectManifest& m, PlanOp op, const Json& fresh, const std::string& how) {
+    plan.actions.push_back({op, m.key, m.kind, m.key,
+                            "data unchanged; recorded again " + how + " (" + model::short_state(fresh) + ")",
+                            Json{{"state", fresh}}});
+  }
+
+  // The created-stores and touched-stores indexes: each record of this dataset gets the
+  // identity this version gives its locator (0.1.0b3's identities differ for some kinds).
+  void plan_indexes() {
+    for (const auto& [name, index] : {std::pair{"tether-created.jsonl", created_index(cx)},
+                                      std::pair{"tether-touched.jsonl", touched_index(cx)}}) {
+      std::size_t n = 0;
+      for (const auto& r : index.stores())
+        if (r.dataset_id == cx.dataset_id && index_identity(cx, r)) ++n;
+      if (n)
+        plan.actions.push_back({PlanOp::RewriteIndex, "", "", name,
+                                std::to_string(n) + " record(s) get the identity this version gives their locator",
+                                Json{{"records", n}}});
+    }
   }
 };
 
@@ -230,6 +343,16 @@ std::string outdated_message(int version) {
 }
 
 static UpgradeResult apply_upgrade(Context& cx, const Plan& plan);
+
+// The listing of a state recorded again, as commit writes it (content-addressed, write-once).
+static void write_listing(Context& cx, const model::ObjectManifest& m) {
+  auto& b = cx.backend(m.kind);
+  if (!(cx.effective_capabilities(m) & sdk::kDiff)) return;
+  if (auto text = b.listing(m.locator, *m.state, m.key)) {
+    const auto p = tether_dir(cx) / "listings" / model::listing_name(m.kind, b.identity(m.locator, m.key), b.content_state(*m.state));
+    if (!model::checkout_entry_exists(p)) model::write_checkout_file(p, *text);
+  }
+}
 
 // The store renames, in plan order; the first that fails stops the upgrade (false).
 static bool rename_in_stores(Context& cx, const Plan& plan, UpgradeResult& res, OpLog& oplog, const std::string& op_id) {
@@ -312,14 +435,33 @@ static UpgradeResult apply_upgrade(Context& cx, const Plan& plan) {
       cx.workspace = std::move(ws);
     }
     for (const auto& a : plan.actions) {
-      if (a.op != PlanOp::RewriteManifest && a.op != PlanOp::RewriteLocator) continue;
+      const bool state = a.op == PlanOp::Refingerprint || a.op == PlanOp::RewriteState;
+      if (a.op != PlanOp::RewriteManifest && a.op != PlanOp::RewriteLocator && a.op != PlanOp::RenameManifest && !state)
+        continue;
       auto& m = cx.manifests.at(a.key);
       if (m.pin)
         if (auto it = renamed.find(m.pin->id); it != renamed.end()) m.pin = sdk::Pin{it->second, model::pin_ref(it->second), false};
       if (a.op == PlanOp::RewriteLocator) m.locator = a.params["locator"];
+      if (state) {
+        m.state = a.params["state"];
+        write_listing(cx, m);
+      }
       model::write_manifest(objects_dir(cx), m);  // written as this version writes it: no `write`
-      if (std::find(res.rewritten_manifests.begin(), res.rewritten_manifests.end(), a.key) == res.rewritten_manifests.end())
-        res.rewritten_manifests.push_back(a.key);
+      if (a.op == PlanOp::RenameManifest)  // derived from the key, never from the plan's text
+        model::remove_checkout_file(objects_dir(cx) / model::legacy_manifest_path(a.key));
+      auto& list = a.op == PlanOp::Refingerprint ? res.refingerprinted : res.rewritten_manifests;
+      if (std::find(list.begin(), list.end(), a.key) == list.end()) list.push_back(a.key);
+    }
+    for (const auto& a : plan.actions) {
+      if (a.op != PlanOp::RewriteIndex) continue;
+      StoreIndex index = a.target == "tether-created.jsonl" ? created_index(cx) : touched_index(cx);
+      res.rewritten_indexes[a.target] = index.rewrite([&](StoreRecord& r) {
+        if (r.dataset_id != cx.dataset_id) return false;
+        auto id = index_identity(cx, r);
+        if (id) r.identity = std::move(*id);
+        return id.has_value();
+      });
+      oplog.progress(op_id, Json{{"action", "rewrite-index"}, {"index", a.target}, {"records", res.rewritten_indexes[a.target]}});
     }
     model::RepoConfig config = cx.config;
     config.version = model::kConfigVersion;
@@ -444,6 +586,8 @@ void undo_upgrade(Undoer& u) {
       u.restored.push_back("tether.toml: as it was before the upgrade");
     }
   }
+  // The older format again: its manifests are read as that version laid them out.
+  u.cx.config = model::read_repo_config({u.cx.root, "tether.toml"});
   u.restore_workspace();
 }
 void plan_undo_upgrade(Undoer& u) {
@@ -477,9 +621,9 @@ Json UpgradeResult::to_json() const {
          {"renamed_pins", pairs(renamed_pins)},
          {"renamed_branches", pairs(renamed_branches)},
          {"rewritten_commits", rewritten_commits},
-         {"refingerprinted", Json::array()},
+         {"refingerprinted", refingerprinted},
          {"rewritten_manifests", rewritten_manifests},
-         {"rewritten_indexes", Json::object()},
+         {"rewritten_indexes", rewritten_indexes},
          {"copied_listings", 0},
          {"failed", failed},
          {"vcs_commit", vcs_commit ? Json(*vcs_commit) : Json(nullptr)}};

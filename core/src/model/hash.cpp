@@ -72,6 +72,14 @@ std::string FramedBlake2b::hex() const {
   return to_hex(out.data(), size_);
 }
 
+std::string blake2b_hex(std::string_view data, std::size_t size) {
+  if (size < 1 || size > crypto_generichash_BYTES_MAX) throw std::invalid_argument("blake2b_hex: size out of range");
+  ensure_sodium();
+  std::array<unsigned char, crypto_generichash_BYTES_MAX> out{};
+  crypto_generichash(out.data(), size, reinterpret_cast<const unsigned char*>(data.data()), data.size(), nullptr, 0);
+  return to_hex(out.data(), size);
+}
+
 std::string framed_blake2b(std::initializer_list<std::string_view> parts, std::size_t size) {
   return framed_blake2b(std::vector<std::string_view>(parts), size);
 }

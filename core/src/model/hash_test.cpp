@@ -19,6 +19,12 @@
 
 using namespace tether::model;
 
+TEST_CASE("blake2b_hex vectors (hashlib.blake2b(data, digest_size=16))") {
+  CHECK(blake2b_hex("", 16) == "cae66941d9efbd404e4d88758ea67670");  // the empty directory's digest
+  CHECK(blake2b_hex(std::string("a.txt\0abc\0", 10), 16) == "31f834106cf5ca179ed0d5c7b158658a");
+  CHECK_THROWS(blake2b_hex("x", 0));
+}
+
 TEST_CASE("framed_blake2b vectors") {
   CHECK(framed_blake2b({}, 32) == "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8");
   CHECK(framed_blake2b({"abc"}, 16) == "8805143fe8adeb645b130ac6e0e66acd");

@@ -179,11 +179,31 @@ ObjectManifest read_manifest(const CheckoutPath& objects, const fs::path& rel) {
   return parse_manifest(*text, ".tether/objects/" + name, manifest_path_to_key({}, rel));
 }
 
-std::map<std::string, ObjectManifest> load_manifests(const CheckoutPath& objects) {
+fs::path legacy_manifest_path(std::string_view key) {
+  fs::path rel = key_to_manifest_path({}, key);
+  const std::string last(key.substr(key.rfind('/') == std::string_view::npos ? 0 : key.rfind('/') + 1));
+  if (const auto dot = last.rfind('.'); dot != std::string::npos && dot > 0) rel.replace_filename(last.substr(0, dot) + ".toml");
+  return rel;
+}
+
+std::map<std::string, ObjectManifest> load_manifests(const CheckoutPath& objects, bool legacy_layout) {
   std::map<std::string, ObjectManifest> out;
   for (const auto& rel : list_checkout_files(objects, ".toml", /*recursive=*/true)) {
     if (rel.filename().string().size() <= 5) continue;  // a bare ".toml" is no key's file
-    ObjectManifest m = read_manifest(objects, rel);
+    ObjectManifest m;
+    if (legacy_layout) {
+      const std::string name = rel.generic_string();
+      auto text = read_checkout_file(objects / rel);
+      if (!text) throw TetherError("cannot read " + (objects / rel).full().string() + ": " + std::strerror(ENOENT));
+      const std::string path_key = manifest_path_to_key({}, rel);
+      m = parse_manifest(*text, ".tether/objects/" + name);
+      if (m.key != path_key && legacy_manifest_path(m.key) != rel)
+        bad(".tether/objects/" + name, "manifest key " + py_repr(m.key) + " does not match its path (expected " +
+                                           py_repr(path_key) + ")");
+      if (out.count(m.key)) bad(".tether/objects/" + name, "a second manifest of key " + py_repr(m.key));
+    } else {
+      m = read_manifest(objects, rel);
+    }
     std::string key = m.key;
     out.emplace(std::move(key), std::move(m));
   }

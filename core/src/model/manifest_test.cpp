@@ -199,3 +199,31 @@ TEST_CASE("load, write and remove manifests on disk") {
                        ".tether/objects/moved.toml: manifest key 'raw' does not match its path (expected 'moved')",
                        tether::ConfigError);
 }
+
+TEST_CASE("the layout before version 4: a key's manifest at its legacy path") {
+  CHECK(legacy_manifest_path("foo.bar") == "foo.toml");
+  CHECK(legacy_manifest_path("a/b.c.d") == "a/b.c.toml");
+  CHECK(legacy_manifest_path("raw") == "raw.toml");
+  CHECK(legacy_manifest_path(".hidden") == ".hidden.toml");  // no stem before the dot: nothing replaced
+
+  TempDir tmp;
+  const auto objects_at = tether_path(tmp.path(), "objects");
+  const auto objects = objects_at.full();
+  auto dotted = raw_manifest();
+  dotted.key = "imaging.v2";
+  write_text(objects / "imaging.toml", manifest_to_toml(dotted));
+  write_manifest(objects_at, zarr_manifest());
+  // Refused in the current layout, read in the legacy one.
+  CHECK_THROWS_AS(load_manifests(objects_at), tether::ConfigError);
+  const auto all = load_manifests(objects_at, /*legacy_layout=*/true);
+  REQUIRE(all.size() == 2);
+  CHECK(all.at("imaging.v2").key == "imaging.v2");
+  // A key at neither its path nor its legacy path is still refused; so are two files of one key.
+  write_text(objects / "elsewhere.toml", manifest_to_toml(raw_manifest()));
+  CHECK_THROWS_WITH_AS(load_manifests(objects_at, true),
+                       ".tether/objects/elsewhere.toml: manifest key 'raw' does not match its path (expected 'elsewhere')",
+                       tether::ConfigError);
+  std::filesystem::remove(objects / "elsewhere.toml");
+  write_text(objects / "imaging.v2.toml", manifest_to_toml(dotted));
+  CHECK_THROWS_AS(load_manifests(objects_at, true), tether::ConfigError);
+}

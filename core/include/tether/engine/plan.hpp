@@ -74,6 +74,10 @@ enum class PlanOp : int {
   RewriteHistory,
   RewriteManifest,
   RewriteLocator,
+  RenameManifest,
+  Refingerprint,
+  RewriteState,
+  RewriteIndex,
   // undo
   Uncommit,
   Rewind,

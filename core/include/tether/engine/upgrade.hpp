@@ -26,6 +26,8 @@ struct UpgradeResult {
   std::vector<std::pair<std::string, std::string>> renamed_pins, renamed_branches;  // old ref -> new ref
   std::size_t rewritten_commits = 0;
   std::vector<std::string> rewritten_manifests;  // keys
+  std::vector<std::string> refingerprinted;      // keys whose older state shape was recorded again
+  std::map<std::string, std::size_t> rewritten_indexes;  // index file -> records given this version's identity
   std::optional<std::string> dataset_id;         // given by this upgrade
   std::optional<std::string> trunk;              // adopted by this upgrade
   std::optional<std::string> vcs_commit;

@@ -15,6 +15,9 @@ namespace tether::model {
 std::string framed_blake2b(const std::vector<std::string_view>& parts, std::size_t size);
 std::string framed_blake2b(std::initializer_list<std::string_view> parts, std::size_t size);
 
+// Plain (unframed) BLAKE2b of `data` with digest_size = size, as lowercase hex.
+std::string blake2b_hex(std::string_view data, std::size_t size);
+
 // Lowercase hex of bytes.
 std::string to_hex(const unsigned char* data, std::size_t len);
 

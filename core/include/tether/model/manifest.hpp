@@ -69,7 +69,13 @@ ObjectManifest read_manifest(const CheckoutPath& objects, const std::filesystem:
 
 // Every `*.toml` under objects, recursively, in sorted path order, keyed by key. A missing
 // directory is an empty dataset; a symlink anywhere under it is refused, never read through.
-std::map<std::string, ObjectManifest> load_manifests(const CheckoutPath& objects);
+// `legacy_layout` (datasets before version 4, which `tether upgrade` moves): a file may also
+// sit at its key's legacy path (legacy_manifest_path); two files of one key are refused.
+std::map<std::string, ObjectManifest> load_manifests(const CheckoutPath& objects, bool legacy_layout = false);
+
+// Where versions before 4 kept a key's manifest: the last segment's final `.suffix` replaced
+// by `.toml` (`foo.bar` -> `foo.toml`), so two keys could share one file. Relative to objects.
+std::filesystem::path legacy_manifest_path(std::string_view key);
 
 // Atomic write of the manifest file for m.key (creating parent directories, none of them
 // through a symlink).
