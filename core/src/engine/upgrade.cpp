@@ -192,7 +192,10 @@ struct UpgradePlanner {
           changes.push_back("drops the legacy write policy");
       }
       if (m.pin && new_pin_of.count(m.pin->id)) changes.push_back("names pin " + model::pin_ref(new_pin_of.at(m.pin->id)));
-      const Json locator = payload.from < 4 ? plan_locator(m) : m.locator;
+      // Before version 4 every relative local path; before 5 DuckLake's catalog path too
+      // (0.1.0b3 kept `ducklake:sqlite:cat.db` as written).
+      const bool paths = payload.from < 4 || (payload.from < 5 && m.kind == "ducklake");
+      const Json locator = paths ? plan_locator(m) : m.locator;
       plan_state(m, locator);
       if (!changes.empty())
         plan.actions.push_back({PlanOp::RewriteManifest, key, m.kind, key, join(changes, "; "), Json::object()});
