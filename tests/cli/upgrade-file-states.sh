@@ -100,6 +100,11 @@ eq "$(git status --porcelain --untracked-files=no)" "" "the upgrade left uncommi
 run tether status --json  # exit 1: stale, an immutable object, changed
 eq "$(json '{o["key"]: o["status"] for o in j["objects"]}')" "{'imaging.v2': 'clean', 'odd': 'error', 'one': 'clean', 'stale': 'error', 'tree': 'clean'}" \
    "the rehashed objects are unchanged"
+# The commit before the upgrade keeps the older layout; readers of history take it as it is.
+ok tether diff HEAD~1 HEAD
+out_matches "^ +changed  imaging\.v2$"
+run tether verify --all-history
+out_matches "^ +drifted  [0-9a-f]{12}:imaging\.v2  "
 ok tether undo
 eq "$(git log -1 --format=%s)" "a version-2 dataset"
 [ -f .tether/objects/imaging.toml ] || fail "undo did not put the legacy manifest back"

@@ -357,7 +357,7 @@ struct GcPlanner {
   void add_text(const std::string& rel, const std::string& text, const std::string& source, bool prefer) {
     if (rel.size() < 5 || rel.compare(rel.size() - 5, 5, ".toml") != 0) return;
     try {
-      add_manifest(model::parse_manifest(text, source, rel.substr(0, rel.size() - 5)), prefer);
+      add_manifest(model::parse_manifest_file(text, source, rel), prefer);
     } catch (const ConfigError& e) {
       auto ids = pin_ids_in(text);
       loose_pins.insert(ids.begin(), ids.end());
@@ -432,7 +432,7 @@ struct GcPlanner {
       const std::string shown = (objs / f).full().string();
       add_text(rel, *text, shown, false);
       try {
-        auto m = model::parse_manifest(*text, shown, rel.substr(0, rel.size() - 5));
+        auto m = model::parse_manifest_file(*text, shown, rel);
         co.manifests.emplace(m.key, std::move(m));
       } catch (const std::exception&) {
       }

@@ -216,8 +216,7 @@ struct HistoryIndexBuilder {
     if (known != record_of_text.end()) return known->second;
     std::uint32_t n = HistoryIndex::kNotIndexed;
     try {
-      auto m = model::parse_manifest(text.str(), commit.substr(0, 12) + ":.tether/objects/" + rel,
-                                     rel.substr(0, rel.size() - 5));
+      auto m = model::parse_manifest_file(text.str(), commit.substr(0, 12) + ":.tether/objects/" + rel, rel);
       std::string line = m.key + '\t' + m.kind + '\t' + (m.recoverable ? "1" : "0") + '\t' +
                          (m.pin ? m.pin->id + '\t' + m.pin->ref : std::string("\t")) + '\t' +
                          support::canonical_json(m.locator) + '\t' + (m.state ? support::canonical_json(*m.state) : "");

@@ -150,8 +150,9 @@ std::map<std::string, model::ObjectManifest> parse_manifest_files(const vcs::Fil
   std::map<std::string, model::ObjectManifest> out;
   for (const auto& [rel, text] : files) {
     if (rel.size() < 5 || rel.compare(rel.size() - 5, 5, ".toml") != 0) continue;
-    std::string key = rel.substr(0, rel.size() - 5);
-    auto m = model::parse_manifest(text, commit.substr(0, 12) + ":.tether/objects/" + rel, key);
+    const std::string source = commit.substr(0, 12) + ":.tether/objects/" + rel;
+    auto m = model::parse_manifest_file(text, source, rel);
+    if (out.count(m.key)) throw ConfigError(source + ": a second manifest of key " + model::py_repr(m.key));
     out.emplace(m.key, std::move(m));
   }
   return out;

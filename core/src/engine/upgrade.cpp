@@ -151,7 +151,7 @@ struct UpgradePlanner {
       for (const auto& [rel, text] : *cx.vcs->manifests_at(c, objects)) {
         if (rel.size() < 5 || rel.compare(rel.size() - 5, 5, ".toml") != 0 || !seen.insert(text.str()).second) continue;
         try {
-          auto m = model::parse_manifest(text, c.substr(0, 12) + ":" + rel, rel.substr(0, rel.size() - 5));
+          auto m = model::parse_manifest_file(text, c.substr(0, 12) + ":" + rel, rel);
           if (m.pin && legacy_pin(*m.pin)) in_history = true;
           consider(m);
         } catch (const ConfigError& e) {

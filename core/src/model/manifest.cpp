@@ -186,6 +186,14 @@ fs::path legacy_manifest_path(std::string_view key) {
   return rel;
 }
 
+ObjectManifest parse_manifest_file(std::string_view text, const std::string& source, const std::string& rel) {
+  const std::string path_key = manifest_path_to_key({}, fs::path(rel));
+  ObjectManifest m = parse_manifest(text, source);
+  if (m.key != path_key && legacy_manifest_path(m.key) != fs::path(rel))
+    bad(source, "manifest key " + py_repr(m.key) + " does not match its path (expected " + py_repr(path_key) + ")");
+  return m;
+}
+
 std::map<std::string, ObjectManifest> load_manifests(const CheckoutPath& objects, bool legacy_layout) {
   std::map<std::string, ObjectManifest> out;
   for (const auto& rel : list_checkout_files(objects, ".toml", /*recursive=*/true)) {
@@ -195,11 +203,7 @@ std::map<std::string, ObjectManifest> load_manifests(const CheckoutPath& objects
       const std::string name = rel.generic_string();
       auto text = read_checkout_file(objects / rel);
       if (!text) throw TetherError("cannot read " + (objects / rel).full().string() + ": " + std::strerror(ENOENT));
-      const std::string path_key = manifest_path_to_key({}, rel);
-      m = parse_manifest(*text, ".tether/objects/" + name);
-      if (m.key != path_key && legacy_manifest_path(m.key) != rel)
-        bad(".tether/objects/" + name, "manifest key " + py_repr(m.key) + " does not match its path (expected " +
-                                           py_repr(path_key) + ")");
+      m = parse_manifest_file(*text, ".tether/objects/" + name, name);
       if (out.count(m.key)) bad(".tether/objects/" + name, "a second manifest of key " + py_repr(m.key));
     } else {
       m = read_manifest(objects, rel);

@@ -226,4 +226,12 @@ TEST_CASE("the layout before version 4: a key's manifest at its legacy path") {
   std::filesystem::remove(objects / "elsewhere.toml");
   write_text(objects / "imaging.v2.toml", manifest_to_toml(dotted));
   CHECK_THROWS_AS(load_manifests(objects_at, true), tether::ConfigError);
+
+  // A commit's file (history made before version 4): its path, or its key's legacy path.
+  const std::string text = manifest_to_toml(dotted);
+  CHECK(parse_manifest_file(text, "c:imaging.toml", "imaging.toml").key == "imaging.v2");
+  CHECK(parse_manifest_file(text, "c:imaging.v2.toml", "imaging.v2.toml").key == "imaging.v2");
+  CHECK_THROWS_WITH_AS(parse_manifest_file(text, "c:other.toml", "other.toml"),
+                       "c:other.toml: manifest key 'imaging.v2' does not match its path (expected 'other')",
+                       tether::ConfigError);
 }

@@ -73,6 +73,11 @@ ObjectManifest read_manifest(const CheckoutPath& objects, const std::filesystem:
 // sit at its key's legacy path (legacy_manifest_path); two files of one key are refused.
 std::map<std::string, ObjectManifest> load_manifests(const CheckoutPath& objects, bool legacy_layout = false);
 
+// A manifest file of a commit or another checkout, at `rel` under objects: its key is the
+// one the path gives, or one whose legacy path `rel` is (what a commit made before version 4
+// holds). Otherwise as parse_manifest with that expected key.
+ObjectManifest parse_manifest_file(std::string_view text, const std::string& source, const std::string& rel);
+
 // Where versions before 4 kept a key's manifest: the last segment's final `.suffix` replaced
 // by `.toml` (`foo.bar` -> `foo.toml`), so two keys could share one file. Relative to objects.
 std::filesystem::path legacy_manifest_path(std::string_view key);
