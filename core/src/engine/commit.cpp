@@ -351,17 +351,7 @@ struct Committer {
       }
       auto updated = m.with_pin(state, pin, recoverable, now_iso(cx));
       if (ctx.pull) updated.locator.erase("at");  // pulled to the branch head
-      auto& b = cx.backend(m.kind);
-      if (cx.effective_capabilities(m) & sdk::kDiff) {
-        if (auto text = b.listing(m.locator, state, a.key)) {
-          const std::string name = model::listing_name(m.kind, b.identity(m.locator, a.key), b.content_state(state));
-          const auto p = tether_dir(cx) / "listings" / name;
-          if (!model::checkout_entry_exists(p)) {  // content-addressed, write-once
-            model::write_checkout_file(p, *text);
-            written_listings.push_back(name);
-          }
-        }
-      }
+      if (auto name = write_listing(cx, m, state)) written_listings.push_back(*name);
       model::write_manifest(objects_dir(cx), updated);
     }
   }

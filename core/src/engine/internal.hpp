@@ -249,6 +249,11 @@ class StoreIndex {
   StampFn stamp_;
 };
 
+// The listing of `state` for `m` where its backend diffs (DIFF), stored in .tether/listings
+// under its content-addressed name unless already there (write-once). Returns the name when
+// this call wrote it.
+std::optional<std::string> write_listing(Context& cx, const model::ObjectManifest& m, const Json& state);
+
 // Notes in the touched-store index that this clone wrote a ref (pin or fork) into the store of
 // `key`: once per store and command, best effort (a failure warns once).
 void record_touched(Context& cx, const std::string& key, const std::string& kind, const Json& locator);

@@ -22,6 +22,7 @@
 #include "tether/model/hash.hpp"
 #include "tether/model/json.hpp"
 #include "tether/model/limits.hpp"
+#include "tether/model/names.hpp"
 #include "tether/model/toml.hpp"
 #include "tether/support/canonical_json.hpp"
 
@@ -587,6 +588,18 @@ std::vector<OpEntry> read_ops(const Context& cx, const std::optional<std::filesy
   if (!skipped.empty()) warn(cx, OpLog::skipped_warning(mine ? p.name() : p.full().string(), skipped));
   if (skipped_out) *skipped_out = std::move(skipped);
   return entries;
+}
+
+std::optional<std::string> write_listing(Context& cx, const model::ObjectManifest& m, const Json& state) {
+  if (!(cx.effective_capabilities(m) & sdk::kDiff)) return std::nullopt;
+  auto& b = cx.backend(m.kind);
+  auto text = b.listing(m.locator, state, m.key);
+  if (!text) return std::nullopt;
+  const std::string name = model::listing_name(m.kind, b.identity(m.locator, m.key), b.content_state(state));
+  const auto p = tether_dir(cx) / "listings" / name;
+  if (model::checkout_entry_exists(p)) return std::nullopt;
+  model::write_checkout_file(p, *text);
+  return name;
 }
 
 void record_touched(Context& cx, const std::string& key, const std::string& kind, const Json& locator) {

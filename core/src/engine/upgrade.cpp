@@ -347,15 +347,6 @@ std::string outdated_message(int version) {
 
 static UpgradeResult apply_upgrade(Context& cx, const Plan& plan);
 
-// The listing of a state recorded again, as commit writes it (content-addressed, write-once).
-static void write_listing(Context& cx, const model::ObjectManifest& m) {
-  auto& b = cx.backend(m.kind);
-  if (!(cx.effective_capabilities(m) & sdk::kDiff)) return;
-  if (auto text = b.listing(m.locator, *m.state, m.key)) {
-    const auto p = tether_dir(cx) / "listings" / model::listing_name(m.kind, b.identity(m.locator, m.key), b.content_state(*m.state));
-    if (!model::checkout_entry_exists(p)) model::write_checkout_file(p, *text);
-  }
-}
 
 // The store renames, in plan order; the first that fails stops the upgrade (false).
 static bool rename_in_stores(Context& cx, const Plan& plan, UpgradeResult& res, OpLog& oplog, const std::string& op_id) {
@@ -447,7 +438,7 @@ static UpgradeResult apply_upgrade(Context& cx, const Plan& plan) {
       if (a.op == PlanOp::RewriteLocator) m.locator = a.params["locator"];
       if (state) {
         m.state = a.params["state"];
-        write_listing(cx, m);
+        write_listing(cx, m, *m.state);
       }
       model::write_manifest(objects_dir(cx), m);  // written as this version writes it: no `write`
       if (a.op == PlanOp::RenameManifest)  // derived from the key, never from the plan's text
