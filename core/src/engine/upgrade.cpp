@@ -263,13 +263,16 @@ struct UpgradePlanner {
       if (!text) return changed("no listing of the directory is to be had");
       // The rows (path, token) as this version lists them, and both older digests of them.
       std::string without_links, by_mtime;
-      bool mtime_ok = payload.from < 3;
+      bool mtime_ok = payload.from < 3, links = false;
       std::istringstream in(*text);
       for (std::string line; std::getline(in, line);) {
         if (line.empty()) continue;
         const Json row = Json::parse(line);
         const std::string p = row.at("p").get<std::string>(), k = row.at("k").get<std::string>();
-        if (k.rfind("symlink:", 0) == 0) continue;
+        if (k.rfind("symlink:", 0) == 0) {
+          links = true;
+          continue;
+        }
         without_links += p + '\0' + k + '\0';
         struct stat sb {};
         if (mtime_ok && ::stat((root / p).c_str(), &sb) == 0)
@@ -277,6 +280,8 @@ struct UpgradePlanner {
                       std::to_string(int64_t(sb.st_mtim.tv_sec) * 1000000000 + sb.st_mtim.tv_nsec) + '\0';
         else mtime_ok = false;
       }
+      // From version 3 on, a directory without symlinks was recorded as it is now: it changed.
+      if (payload.from >= 3 && !links) return;
       const std::string digest = st["digest"].get<std::string>();
       if (mtime_ok && model::blake2b_hex(by_mtime, 16) == digest)
         add_state(m, PlanOp::Refingerprint, fresh, "content-hashed");
